@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers import downward only:
+// tdl → TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are reached
+// by exactly one module each.
+let package = Package(
+    name: "tdl",
+    products: [
+        .executable(name: "tdl", targets: ["tdl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CNcursesw",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncursesw5-dev"])]
+        ),
+        .target(name: "TDLCore"),
+        .target(
+            name: "TDLStore",
+            dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "TDLTransfer",
+            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
+        .executableTarget(
+            name: "tdl",
+            dependencies: [
+                "TDLCore", "TDLStore", "TDLTransfer", "TDLTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
+        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore"]),
+        .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore"]),
+        .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

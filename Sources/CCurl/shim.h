@@ -1,0 +1,25 @@
+#ifndef TDL_CCURL_SHIM_H
+#define TDL_CCURL_SHIM_H
+#include <curl/curl.h>
+
+// curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call.
+// One wrapper per argument type; `long` and `curl_off_t` stay apart on purpose.
+static inline CURLcode tdl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode tdl_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode tdl_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode tdl_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode tdl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+
+typedef size_t (*tdl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+static inline CURLcode tdl_setopt_data_callback(CURL *h, CURLoption o, tdl_data_callback cb) { return curl_easy_setopt(h, o, cb); }
+
+static inline CURLcode tdl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode tdl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode tdl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode tdl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+
+static inline CURLMcode tdl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+// CURL_WRITEFUNC_PAUSE and friends are macros.
+static inline size_t tdl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+#endif

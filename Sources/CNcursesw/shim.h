@@ -1,0 +1,23 @@
+#ifndef TDL_CNCURSESW_SHIM_H
+#define TDL_CNCURSESW_SHIM_H
+// SwiftPM drops pkg-config -D flags: ask for the wide-character API ourselves.
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <locale.h>
+#include <ncursesw/curses.h>
+
+// Macros are invisible to Swift; these inline functions stand in for them.
+static inline int tdl_color_pair(int n) { return (int)COLOR_PAIR(n); }
+static inline int tdl_getmaxy(WINDOW *w) { return getmaxy(w); }
+static inline int tdl_getmaxx(WINDOW *w) { return getmaxx(w); }
+static inline int tdl_key_f(int n) { return KEY_F(n); }
+static inline int tdl_attr_bold(void) { return (int)A_BOLD; }
+static inline int tdl_attr_reverse(void) { return (int)A_REVERSE; }
+static inline int tdl_attr_dim(void) { return (int)A_DIM; }
+static inline int tdl_attr_underline(void) { return (int)A_UNDERLINE; }
+static inline int tdl_attr_normal(void) { return (int)A_NORMAL; }
+static inline WINDOW *tdl_stdscr(void) { return stdscr; }
+static inline int tdl_lines(void) { return LINES; }
+static inline int tdl_cols(void) { return COLS; }
+static inline int tdl_colors(void) { return COLORS; }
+#endif

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Deleting, the trash (`toDeleteList`), restoring and cleaning up.
+extension DownloadManager {
+    /// Deletes tasks: with the trash open they move to `toDeleteList` (newest first), else their
+    /// records and files go (a finished file stays with `keepFinishedFile`). Returns each
+    /// deleted task's former place.
+    @discardableResult
+    public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
+        var removed: [(String, ListIndex)] = []
+        for url in urls {
+            guard let task = tasks[url], task.deletedAt == nil, let index = indexPath(of: url) else { continue }
+            if task.state == .downloading { engine?.stop(url: url) }
+            removeFromList(at: index)
+            removed.append((url, index))
+            pausedByLimit.removeAll { $0 == url }
+            if settings.isTrashOpened {
+                tasks[url]!.deletedAt = clock()
+                toDeleteList.insert(url, at: 0)
+                if task.state.isActive { setState(url, .paused) }
+                markDirty(url)
+            } else {
+                eraseTask(url, keepFinishedFile: keepFinishedFile)
+            }
+        }
+        for (n, item) in removed.enumerated() {
+            onEvent?(.deleted(url: item.0, from: item.1, count: removed.count, nth: n + 1))
+        }
+        if !removed.isEmpty { onEvent?(.listChanged) }
+        finishBatch()
+        return Dictionary(removed, uniquingKeysWith: { a, _ in a })
+    }
+
+    public func deleteAllTasks(keepFinishedFile: Bool = false) -> [String: ListIndex] {
+        deleteTasks(sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
+    }
+
+    /// Forgets a task for good: files (unless a kept finished file), record, and its place.
+    func eraseTask(_ url: String, keepFinishedFile: Bool) {
+        if tasks[url]?.state == .downloading { engine?.stop(url: url) }
+        removeFiles(of: url, keepFinished: keepFinishedFile)
+        trackState(url, .stopped)
+        tasks[url] = nil
+        meters[url] = nil
+        activity[url] = nil
+        dirtyTasks.remove(url)
+        pending.progress[url] = nil
+        pending.removed.append(url)
+    }
+
+    /// Deletes tasks in the trash permanently (files too, unless `keepFinishedFile`).
+    @discardableResult
+    public func cleanupToDeleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: Int] {
+        var result: [String: Int] = [:]
+        let wanted = Set(urls)
+        let positions = toDeleteList.enumerated().filter { wanted.contains($0.element) }
+        for (position, url) in positions {
+            result[url] = position
+            eraseTask(url, keepFinishedFile: keepFinishedFile)
+        }
+        toDeleteList.removeAll { wanted.contains($0) }
+        for (n, (position, url)) in positions.enumerated() {
+            onEvent?(.deleted(url: url, from: ListIndex(section: 0, row: position), count: positions.count, nth: n + 1))
+        }
+        if !positions.isEmpty { onEvent?(.listChanged) }
+        return result
+    }
+
+    public func cleanupToDeleteTasks(at indexes: [Int], keepFinishedFile: Bool = false) -> [String: Int] {
+        cleanupToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil },
+                             keepFinishedFile: keepFinishedFile)
+    }
+
+    /// Cleans up trash entries from `start` to `end` inclusive (clamped to the list).
+    public func cleanupToDeleteTasks(from start: Int, to end: Int = Int.max, keepFinishedFile: Bool = false) -> [String: Int] {
+        guard start >= 0, start < toDeleteList.count, end >= start else { return [:] }
+        let last = min(end, toDeleteList.count - 1)
+        return cleanupToDeleteTasks(Array(toDeleteList[start...last]), keepFinishedFile: keepFinishedFile)
+    }
+
+    @discardableResult
+    public func emptyToDeleteList(keepFinishedFile: Bool = false) -> [String: Int] {
+        cleanupToDeleteTasks(toDeleteList, keepFinishedFile: keepFinishedFile)
+    }
+
+    /// Puts trashed tasks back: where the sort puts them, or at `location` in manual mode.
+    /// Returns their new places.
+    @discardableResult
+    public func restoreToDeleteTasks(_ urls: [String], toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
+        let wanted = Set(urls)
+        // Keep the order the caller gave, skipping anything not in the trash.
+        var restored: [String] = []
+        for url in urls where wanted.contains(url) && tasks[url]?.deletedAt != nil && !restored.contains(url) {
+            restored.append(url)
+        }
+        guard !restored.isEmpty else { return [] }
+        toDeleteList.removeAll { restored.contains($0) }
+        for url in restored {
+            tasks[url]!.deletedAt = nil
+            markDirty(url)
+        }
+        if sortType == .manual {
+            insertManual(restored, at: location)
+        } else {
+            insertSorted(restored.map { tasks[$0]! })
+        }
+        onEvent?(.listChanged)
+        return restored.compactMap { indexPath(of: $0) }
+    }
+
+    @discardableResult
+    public func restoreToDeleteTasks(at indexes: [Int], toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
+        restoreToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil }, toLocation: location)
+    }
+
+    @discardableResult
+    public func restoreAllToDeleteTasks(toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
+        restoreToDeleteTasks(toDeleteList, toLocation: location)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One byte range of a file and how much of it is durably on disk.
+public struct Segment: Equatable, Sendable, Codable {
+    public var start: Int64
+    /// Exclusive end; `nil` when the total size is unknown (a single open-ended segment).
+    public var end: Int64?
+    /// Bytes of this segment that are written and fdatasync'ed.
+    public var done: Int64
+
+    public init(start: Int64, end: Int64?, done: Int64 = 0) {
+        self.start = start
+        self.end = end
+        self.done = done
+    }
+
+    public var isComplete: Bool { end.map { start + done >= $0 } ?? false }
+}
+
+/// A checksum the finished file must match.
+public struct Checksum: Equatable, Sendable {
+    public enum Algorithm: String, Sendable, CaseIterable { case md5, sha1, sha256, sha512 }
+    public var algorithm: Algorithm
+    public var hex: String
+
+    public init(algorithm: Algorithm, hex: String) {
+        self.algorithm = algorithm
+        self.hex = hex.lowercased()
+    }
+
+    /// Parses "sha256=ABCD…"; nil when the algorithm is unknown or the digest is not hex of the right length.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()) else { return nil }
+        let hex = parts[1].lowercased()
+        let lengths: [Algorithm: Int] = [.md5: 32, .sha1: 40, .sha256: 64, .sha512: 128]
+        guard hex.count == lengths[algorithm], hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+        self.init(algorithm: algorithm, hex: hex)
+    }
+
+    public var description: String { "\(algorithm.rawValue)=\(hex)" }
+}
+
+/// Everything tdl knows about one download. The URL string is its identity.
+public struct DownloadTask: Equatable, Sendable {
+    public let url: String
+    /// The file name on disk (decided from the server's answer; may change before the first byte).
+    public var fileName: String
+    /// The user named the file (`-o`): the server's name must not replace it.
+    public var userChoseName = false
+    /// A name the user chose; shown instead of the file name.
+    public var customDisplayName: String?
+    /// Folder the finished file goes to.
+    public var directory: String
+    /// Total size in bytes; nil while unknown.
+    public var size: Int64?
+    /// Bytes durably on disk (sum of segment `done`).
+    public var received: Int64
+    public var addTime: Date
+    public var state: TaskState
+    public var failReason: FailReason?
+    public var mimeType: String?
+    public var finalURL: String?
+    public var etag: String?
+    public var lastModified: String?
+    public var checksum: Checksum?
+    public var segments: [Segment]
+    /// How many times this task was retried after a transient failure or a checksum mismatch.
+    public var retries: Int
+    /// A note about the last thing that happened ("server ignored Range: restarted from zero").
+    public var note: String?
+    /// Free-form information a client attached (SDE's meta info).
+    public var metaInfo: [String: String]
+    /// When the task went to the trash; nil while it is in the list.
+    public var deletedAt: Date?
+    /// The finished file was renamed into place at this path.
+    public var completedPath: String?
+    /// The connection count the user asked for (nil: the session default).
+    public var connections: Int?
+    /// Bytes-per-second cap for this task (nil: none).
+    public var rateLimit: Int64?
+
+    public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting) {
+        self.url = url
+        self.fileName = fileName
+        self.directory = directory
+        self.addTime = addTime
+        self.state = state
+        self.size = nil
+        self.received = 0
+        self.segments = []
+        self.retries = 0
+        self.metaInfo = [:]
+    }
+
+    public var fileType: FileType { FileType.classify(fileName: fileName, mimeType: mimeType) }
+
+    /// Where the finished file lives (or will live).
+    public var filePath: String { completedPath ?? (directory as NSString).appendingPathComponent(fileName) }
+
+    /// Where the unfinished bytes live.
+    public var partPath: String { (directory as NSString).appendingPathComponent(fileName) + ".part" }
+
+    /// 0…1, or 0 when the size is unknown.
+    public var progress: Double {
+        guard let size, size > 0 else { return state == .finished ? 1 : 0 }
+        return min(1, Double(received) / Double(size))
+    }
+
+    /// SDE's display name: the custom name, else the file name, with its extension hidden if asked.
+    public func displayName(hidingExtension: Bool) -> String {
+        if let customDisplayName { return customDisplayName }
+        guard hidingExtension else { return fileName }
+        return FileName.stem(fileName)
+    }
+
+    /// SDE's detail text: "41.6 MB/402.5 MB" while unfinished, "402.5 MB" when finished, or the error.
+    public var detailText: String {
+        switch state {
+        case .finished:
+            return ByteFormat.string(size ?? received)
+        case .failed:
+            return "Failed: " + (failReason?.message ?? "unknown error")
+        default:
+            let total = size.map(ByteFormat.string) ?? "?"
+            return "\(ByteFormat.string(received))/\(total)"
+        }
+    }
+}
+
+/// Helpers for file names that keep multi-part extensions whole ("a.tar.gz").
+public enum FileName {
+    static let compoundExtensions = ["tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz"]
+
+    /// The extension including its dot ("" when none); "a.tar.gz" → ".tar.gz".
+    public static func fullExtension(_ name: String) -> String {
+        let lower = name.lowercased()
+        for compound in compoundExtensions where lower.hasSuffix("." + compound) && lower.count > compound.count + 1 {
+            return String(name.suffix(compound.count + 1))
+        }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[dot...])
+    }
+
+    public static func stem(_ name: String) -> String {
+        let ext = fullExtension(name)
+        return ext.isEmpty ? name : String(name.dropLast(ext.count))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Names from servers and URLs are untrusted: this turns them into one safe file name.
+public enum FileNameSanitizer {
+    public static let maxBytes = 255
+
+    /// No path, no control characters, no leading dots, at most 255 bytes (cut on a character
+    /// boundary, keeping the extension). nil when nothing usable is left.
+    public static func sanitize(_ raw: String) -> String? {
+        // Only the last path component counts, whichever slash the server used.
+        let lastPart = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var scalars = String.UnicodeScalarView()
+        for scalar in lastPart.unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || (v >= 0x7F && v < 0xA0) || v == 0x2028 || v == 0x2029 || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069) {
+                continue  // control characters and bidi overrides must not reach a terminal or a path
+            }
+            scalars.append(scalar)
+        }
+        var name = String(scalars).trimmingCharacters(in: .whitespaces)
+        while name.hasPrefix(".") { name.removeFirst() }
+        name = name.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty { return nil }
+        if name.utf8.count > maxBytes {
+            let ext = FileName.fullExtension(name)
+            let keepExt = ext.utf8.count < 40 ? ext : ""
+            var stem = String(name.dropLast(keepExt.count))
+            while stem.utf8.count + keepExt.utf8.count > maxBytes { stem.removeLast() }
+            name = stem + keepExt
+        }
+        return name
+    }
+
+    /// "name (n).ext" for the n-th alternative, keeping multi-part extensions whole.
+    public static func numbered(_ name: String, _ n: Int) -> String {
+        let ext = FileName.fullExtension(name)
+        var stem = String(name.dropLast(ext.count))
+        let suffix = " (\(n))"
+        while stem.utf8.count + suffix.utf8.count + ext.utf8.count > maxBytes, !stem.isEmpty { stem.removeLast() }
+        return stem + suffix + ext
+    }
+}

@@ -1,0 +1,38 @@
+/// What the manager tells its clients (the TUI, the CLI) about changes.
+public enum ManagerEvent: Equatable, Sendable {
+    /// A task's state, progress or name changed.
+    case taskChanged(String)
+    /// Rows moved, appeared or disappeared: re-read `downloadList`.
+    case listChanged
+    /// SDE's deleteCompletionHandler: the task, where it was, how many in this batch, which one (from 1).
+    case deleted(url: String, from: ListIndex?, count: Int, nth: Int)
+    /// On launch: this many downloads were interrupted by a quit or a crash and continue now.
+    case restoredInterrupted(Int)
+    /// A task finished (file in place) or failed for good.
+    case taskSucceeded(url: String, path: String)
+    case taskFailed(url: String, reason: FailReason)
+    /// Nothing is downloading or waiting any more.
+    case allDownloadsOver
+}
+
+/// The outcome of adding URLs: what was added, what was already there, what was refused and why.
+public struct AddResult: Equatable, Sendable {
+    public var added: [String] = []
+    public var existing: [String] = []
+    public var rejected: [Rejection] = []
+
+    public struct Rejection: Equatable, Sendable {
+        public let url: String
+        public let reason: String
+    }
+
+    public init() {}
+}
+
+/// Live numbers for one task, refreshed by `tick`.
+public struct TaskActivity: Equatable, Sendable {
+    public var received: Int64
+    public var expected: Int64?
+    public var speed: Int64
+    public var eta: Double?
+}

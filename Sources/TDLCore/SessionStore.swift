@@ -1,0 +1,66 @@
+import Foundation
+
+/// The user's settings for one session, persisted with it.
+public struct SessionSettings: Equatable, Sendable {
+    public var sortType: SortType = .addTime
+    public var sortOrder: SortOrder = .ascending
+    public var sectioning = SectioningOptions()
+    public var hiddenFileExtension = false
+    public var maxDownloadCount = 3
+    public var isTrashOpened = true
+    public var downloadDirectory: String?
+    public var globalRateLimit: Int64?
+    public var connectionsPerDownload = 8
+    public var resumeInterruptedOnLaunch = true
+    public var maxRetries = 3
+    public var onComplete: String?
+    public var onError: String?
+
+    public init() {}
+}
+
+/// The manual-mode arrangement (predefined sorts derive theirs from the tasks).
+public struct ManualLayout: Equatable, Sendable {
+    public var sections: [[String]]
+    public var titles: [String]
+
+    public init(sections: [[String]], titles: [String]) {
+        self.sections = sections
+        self.titles = titles
+    }
+}
+
+/// Everything a session holds, as read on launch.
+public struct SessionSnapshot: Sendable {
+    public var tasks: [DownloadTask]
+    public var settings: SessionSettings
+    public var manualLayout: ManualLayout?
+
+    public init(tasks: [DownloadTask] = [], settings: SessionSettings = SessionSettings(), manualLayout: ManualLayout? = nil) {
+        self.tasks = tasks
+        self.settings = settings
+        self.manualLayout = manualLayout
+    }
+}
+
+/// What changed since the last write: only this is written.
+public struct SessionChanges: Sendable {
+    public var upserted: [DownloadTask] = []
+    public var removed: [String] = []
+    /// Segment progress only (the hot path of a checkpoint): url → segments.
+    public var progress: [String: [Segment]] = [:]
+    public var settings: SessionSettings?
+    public var manualLayout: ManualLayout?
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        upserted.isEmpty && removed.isEmpty && progress.isEmpty && settings == nil && manualLayout == nil
+    }
+}
+
+/// Persistence as the core sees it; TDLStore implements it on SQLite.
+public protocol SessionStore: AnyObject {
+    func load() throws -> SessionSnapshot
+    func commit(_ changes: SessionChanges) throws
+}

@@ -1,0 +1,51 @@
+/// How the list is ordered. `.manual` is the user's own arrangement; the rest are predefined.
+public enum SortType: String, Sendable, CaseIterable, Codable {
+    case manual
+    case addTime
+    case fileName
+    case fileSize
+    case fileType
+
+    public var title: String {
+        switch self {
+        case .manual: return "manual"
+        case .addTime: return "add time"
+        case .fileName: return "name"
+        case .fileSize: return "size"
+        case .fileType: return "type"
+        }
+    }
+}
+
+public enum SortOrder: String, Sendable, Codable {
+    case ascending
+    case descending
+
+    public var flipped: SortOrder { self == .ascending ? .descending : .ascending }
+}
+
+/// SDE's sectioning switches for the predefined sorts. `fileType` is always sectioned by type.
+public struct SectioningOptions: Equatable, Sendable {
+    /// Today, Yesterday, Last 7 Days, Last 30 Days, Older (sort by add time).
+    public var addTime = false
+    /// 0–1 MB, 1–10 MB, 10–100 MB, 100 MB–1 GB, larger (sort by file size).
+    public var fileSize = false
+    /// Alphanumeric index groups (sort by file name).
+    public var fileName = false
+
+    public init(addTime: Bool = false, fileSize: Bool = false, fileName: Bool = false) {
+        self.addTime = addTime
+        self.fileSize = fileSize
+        self.fileName = fileName
+    }
+
+    public func isOn(for type: SortType) -> Bool {
+        switch type {
+        case .addTime: return addTime
+        case .fileSize: return fileSize
+        case .fileName: return fileName
+        case .fileType: return true
+        case .manual: return false
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// What the manager asks the engine to download. The core owns this protocol so it can be
+/// driven by the real libcurl engine or, in list tests, by no engine at all.
+public struct TransferJob: Sendable {
+    public var url: String
+    public var directory: String
+    /// The file name to use. When `nameIsFixed` is false the engine may replace it with the
+    /// server's Content-Disposition name on the first response.
+    public var fileName: String
+    public var nameIsFixed: Bool
+    public var size: Int64?
+    /// Durable progress from earlier runs; empty for a fresh start.
+    public var segments: [Segment]
+    public var etag: String?
+    public var lastModified: String?
+    public var checksum: Checksum?
+    public var connections: Int
+    public var rateLimit: Int64?
+    public var maxRetries: Int
+
+    public init(task: DownloadTask, connections: Int, maxRetries: Int) {
+        url = task.url
+        directory = task.directory
+        fileName = task.fileName
+        nameIsFixed = task.received > 0 || task.userChoseName
+        size = task.size
+        segments = task.segments
+        etag = task.etag
+        lastModified = task.lastModified
+        checksum = task.checksum
+        self.connections = task.connections ?? connections
+        rateLimit = task.rateLimit
+        self.maxRetries = maxRetries
+    }
+}
+
+/// What the engine reports back, always on the event-loop thread.
+public enum TransferEvent: Sendable {
+    /// The server answered: the name, size and validators are now known.
+    case resolved(url: String, fileName: String, size: Int64?, mimeType: String?, etag: String?, lastModified: String?, finalURL: String?)
+    /// These segment offsets are durable on disk (the part file was fdatasync'ed first).
+    case checkpoint(url: String, segments: [Segment])
+    /// Something worth telling the user ("server ignored Range: restarted from zero", "retry 2 of 3").
+    case note(url: String, text: String, retries: Int)
+    /// The file is verified, fsync'ed and renamed into place.
+    case finished(url: String, path: String, size: Int64)
+    /// The task failed; its partial bytes (if any) are kept for a later resume.
+    case failed(url: String, reason: FailReason, segments: [Segment])
+}
+
+/// The transfer engine as the core sees it. One thread: every call and every event happens
+/// on the event loop that calls `wait(timeoutMs:watching:)`.
+public protocol TransferEngine: AnyObject {
+    var onEvent: ((TransferEvent) -> Void)? { get set }
+    func start(_ job: TransferJob)
+    /// Disconnects the task's transfers; a final checkpoint event follows.
+    func stop(url: String)
+    /// Bytes received so far per active task, durable or not (for speed and progress).
+    func liveProgress() -> [String: Int64]
+    func setGlobalRateLimit(_ bytesPerSecond: Int64?)
+    func setRateLimit(url: String, _ bytesPerSecond: Int64?)
+    /// Runs transfers until `timeoutMs` passes, a watched fd becomes readable, or `wakeUp()` is
+    /// called; returns the readable fds among `fds`.
+    func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32>
+    /// Thread-safe: makes a pending `wait` return.
+    func wakeUp()
+    /// Called once before exit: stops everything and records the last durable checkpoints.
+    func shutdown()
+}
