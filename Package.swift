@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore"]),
-        .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore"]),
+        .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore"], exclude: ["Fixtures"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport"]),
     ],

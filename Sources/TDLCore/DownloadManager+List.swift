@@ -15,7 +15,7 @@ extension DownloadManager {
     /// Recomputes the whole list for a predefined sort.
     func rebuildList() {
         guard sortType != .manual else { return }
-        let arranged = sorter.arrange(tasks.values.lazy.filter { $0.deletedAt == nil })
+        let arranged = sorter.arrange(tasks)
         sections = arranged.sections
         titles = arranged.titles
         listChanged()
@@ -30,7 +30,7 @@ extension DownloadManager {
                 return true
             }
         }
-        titles = layout.titles
+        titles = Array(layout.titles.prefix(sections.count))
         if sections.isEmpty { sections = [[]]; titles = [Self.placeholderTitle] }
         while titles.count < sections.count { titles.append(Self.placeholderTitle) }
         // A task the layout lost (should not happen) is still shown rather than hidden.
@@ -42,73 +42,98 @@ extension DownloadManager {
 
     static let placeholderTitle = "Downloads"
 
-    /// Inserts new tasks where the current predefined sort puts them, merging instead of re-sorting.
+    /// Inserts new tasks where the current predefined sort puts them: one binary search per
+    /// new task and one merge per touched section, instead of a whole re-sort.
     func insertSorted(_ newTasks: [DownloadTask]) {
+        guard !newTasks.isEmpty else { return }
         let sorter = self.sorter
-        if sections.count == 1 && sections[0].isEmpty {
-            let arranged = sorter.arrange(newTasks)
-            sections = arranged.sections
-            titles = arranged.titles
-            listChanged()
+        if sections.allSatisfy({ $0.isEmpty }) || !sectionsAreCurrent(sorter) {
+            rebuildList()  // the new tasks are in `tasks` already
             return
         }
-        var groups: [ListSorter.SectionKey: [ListSorter.TaskKey]] = [:]
-        for task in newTasks { groups[sorter.sectionKey(of: task), default: []].append(sorter.taskKey(of: task)) }
-        for (key, newKeys) in groups {
-            let sortedNew = newKeys.sorted(by: sorter.precedes)
-            let sectionIndex: Int
-            if let existing = titles.firstIndex(of: key.title) {
-                sectionIndex = existing
-            } else {
-                let keys = sectionKeys(sorter)
-                sectionIndex = keys.firstIndex { sorter.sectionPrecedes(key, $0) } ?? sections.count
-                sections.insert([], at: sectionIndex)
-                titles.insert(key.title, at: sectionIndex)
-            }
-            sections[sectionIndex] = merge(sections[sectionIndex], sortedNew, sorter)
+        let keys = newTasks.map(sorter.taskKey(of:)).sorted(by: sorter.precedes)
+        var start = 0
+        while start < keys.count {
+            var end = start + 1
+            while end < keys.count && keys[end].rank == keys[start].rank { end += 1 }
+            let section = sectionIndex(forRank: keys[start].rank, sorter)
+            sections[section] = merged(sections[section], keys[start ..< end], sorter)
+            start = end
         }
         listChanged()
     }
 
-    /// The section keys of the current list, recomputed from a task of each section.
-    func sectionKeys(_ sorter: ListSorter) -> [ListSorter.SectionKey] {
-        zip(sections, titles).map { section, title in
-            if let first = section.first, let task = tasks[first] { return sorter.sectionKey(of: task) }
-            return ListSorter.SectionKey(rank: 0, title: title)
+    /// The section holding tasks of `rank`, created in its place if missing.
+    func sectionIndex(forRank rank: Int, _ sorter: ListSorter) -> Int {
+        guard sorter.isSectioned else {
+            if sections.isEmpty { sections = [[]]; titles = [""] }
+            return 0
         }
+        let title = sorter.title(ofRank: rank)
+        if let existing = titles.firstIndex(of: title) { return existing }
+        let index = titles.firstIndex { other in
+            guard let otherRank = sorter.rank(ofTitle: other) else { return false }
+            return sorter.rankPrecedes(rank, otherRank)
+        } ?? sections.count
+        sections.insert([], at: index)
+        titles.insert(title, at: index)
+        return index
     }
 
-    func merge(_ existing: [String], _ sortedNew: [ListSorter.TaskKey], _ sorter: ListSorter) -> [String] {
-        if sortedNew.count < 16 {
-            var result = existing
-            for key in sortedNew {
-                var low = 0, high = result.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if sorter.precedes(sorter.taskKey(of: tasks[result[mid]]!), key) { low = mid + 1 } else { high = mid }
-                }
-                result.insert(key.url, at: low)
+    /// False when the sections no longer match their titles: add-time sections go stale when
+    /// the day changes ("Today" becomes "Yesterday"). Membership is monotonic in add time, so
+    /// checking the first and last task of each section is enough.
+    func sectionsAreCurrent(_ sorter: ListSorter) -> Bool {
+        guard sorter.isSectioned, sorter.type == .addTime else { return true }
+        for (section, title) in zip(sections, titles) {
+            for url in [section.first, section.last].compactMap({ $0 }) {
+                guard let task = tasks[url],
+                      sorter.title(ofRank: sorter.addTimeRank(task.addTime.timeIntervalSinceReferenceDate)) == title
+                else { return false }
             }
+        }
+        return true
+    }
+
+    /// `existing` (sorted) with `sortedNew` merged in.
+    func merged(_ existing: [String], _ sortedNew: ArraySlice<ListSorter.TaskKey>, _ sorter: ListSorter) -> [String] {
+        // Insertion points, non-decreasing because the new keys are sorted.
+        var positions: [Int] = []
+        positions.reserveCapacity(sortedNew.count)
+        var low = 0
+        for key in sortedNew {
+            var high = existing.count
+            while low < high {
+                let mid = (low + high) / 2
+                if let task = tasks[existing[mid]], sorter.precedes(sorter.taskKey(of: task), key) {
+                    low = mid + 1
+                } else {
+                    high = mid
+                }
+            }
+            positions.append(low)
+        }
+        if sortedNew.count <= 8 {
+            // A few inserts are memmoves; cheaper than copying every URL.
+            var result = existing
+            for (key, position) in zip(sortedNew, positions).reversed() { result.insert(key.url, at: position) }
             return result
         }
         var result: [String] = []
         result.reserveCapacity(existing.count + sortedNew.count)
-        var i = 0, j = 0
-        while i < existing.count && j < sortedNew.count {
-            if sorter.precedes(sortedNew[j], sorter.taskKey(of: tasks[existing[i]]!)) {
-                result.append(sortedNew[j].url); j += 1
-            } else {
-                result.append(existing[i]); i += 1
-            }
+        var next = 0
+        for (key, position) in zip(sortedNew, positions) {
+            result.append(contentsOf: existing[next ..< position])
+            result.append(key.url)
+            next = position
         }
-        result.append(contentsOf: existing[i...])
-        result.append(contentsOf: sortedNew[j...].map(\.url))
+        result.append(contentsOf: existing[next...])
         return result
     }
 
     /// Moves one task to where the sort now puts it (its name or size became known).
     func reposition(_ url: String) {
-        guard let index = indexPath(of: url), let task = tasks[url] else { return }
+        guard sortType != .manual, let index = indexPath(of: url), let task = tasks[url] else { return }
         removeFromList(at: index)
         insertSorted([task])
         onEvent?(.listChanged)
@@ -117,14 +142,57 @@ extension DownloadManager {
     /// Removes a row; an emptied section disappears in predefined mode, stays in manual mode.
     func removeFromList(at index: ListIndex) {
         sections[index.section].remove(at: index.row)
-        if sortType != .manual && sections[index.section].isEmpty && sections.count > 1 {
-            sections.remove(at: index.section)
-            titles.remove(at: index.section)
-        }
+        dropEmptySections()
         listChanged()
     }
 
+    /// Removes many rows in one pass per section (one index-map build, not one per row).
+    /// Returns each removed URL with its place before the removal, in the order given.
+    func removeFromList(_ urls: [String]) -> [(url: String, from: ListIndex)] {
+        var seen = Set<String>()
+        var removed: [(url: String, from: ListIndex)] = []
+        for url in urls where seen.insert(url).inserted {
+            if let index = indexPath(of: url) { removed.append((url, index)) }
+        }
+        guard !removed.isEmpty else { return [] }
+        var rowsBySection: [Int: [Int]] = [:]
+        for item in removed { rowsBySection[item.from.section, default: []].append(item.from.row) }
+        for (section, rows) in rowsBySection {
+            if rows.count == sections[section].count {
+                sections[section] = []
+                continue
+            }
+            let doomed = Set(rows)
+            var kept: [String] = []
+            kept.reserveCapacity(sections[section].count - rows.count)
+            for (row, url) in sections[section].enumerated() where !doomed.contains(row) { kept.append(url) }
+            sections[section] = kept
+        }
+        dropEmptySections()
+        listChanged()
+        return removed
+    }
+
+    /// Predefined sorts show no empty sections; an empty list is one untitled empty section.
+    func dropEmptySections() {
+        guard sortType != .manual else { return }
+        var index = sections.count - 1
+        while index >= 0 {
+            if sections[index].isEmpty {
+                sections.remove(at: index)
+                titles.remove(at: index)
+            }
+            index -= 1
+        }
+        if sections.isEmpty {
+            sections = [[]]
+            titles = [""]
+        }
+    }
+
+    /// Inserts at `index`, clamped into the list (SDE leaves checking the place to the caller).
     func insertManual(_ urls: [String], at index: ListIndex) {
+        if sections.isEmpty { sections = [[]]; titles = [Self.placeholderTitle] }
         let section = min(max(index.section, 0), sections.count - 1)
         let row = min(max(index.row, 0), sections[section].count)
         sections[section].insert(contentsOf: urls, at: row)
@@ -206,8 +274,29 @@ extension DownloadManager {
     @discardableResult
     public func add(_ urls: [String], inManualModeAtSection section: Int, withTitle title: String) -> AddResult? {
         guard sortType == .manual, section >= 0, section <= sections.count else { return nil }
+        // No section for a batch where nothing is new (SDE returns false and inserts nothing).
+        var seen = Set<String>()
+        guard urls.contains(where: { raw in
+            let url = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            return URLCheck.problem(with: url) == nil && tasks[url] == nil && seen.insert(url).inserted
+        }) else { return nil }
         guard insertPlaceHolderSection(at: section, withTitle: title) else { return nil }
         return add(urls, at: ListIndex(section: section, row: 0))
+    }
+
+    /// SDE's multi-section insert: one new titled section per URL group, starting at `section`.
+    /// Groups with nothing new get no section. Returns the inserted sections' indexes.
+    @discardableResult
+    public func add(_ groups: [[String]], inManualModeAtSection section: Int, withTitles titles: [String]) -> [Int]? {
+        guard sortType == .manual, section >= 0, section <= sections.count, titles.count >= groups.count else { return nil }
+        var inserted: [Int] = []
+        for (group, title) in zip(groups, titles) {
+            let target = section + inserted.count
+            if let result = add(group, inManualModeAtSection: target, withTitle: title), !result.added.isEmpty {
+                inserted.append(target)
+            }
+        }
+        return inserted.isEmpty ? nil : inserted
     }
 
     /// Inserts an empty titled section (manual mode only).
@@ -260,7 +349,7 @@ extension DownloadManager {
 
     /// Shows `name` instead of the file name (nil or empty goes back to the file name).
     public func changeDisplayNameOfTask(_ url: String, to name: String?) {
-        guard tasks[url] != nil else { return }
+        guard let task = tasks[url], task.deletedAt == nil else { return }
         let clean = name.flatMap { $0.isEmpty ? nil : $0 }
         tasks[url]!.customDisplayName = clean
         markDirty(url)

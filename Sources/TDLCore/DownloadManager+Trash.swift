@@ -7,28 +7,31 @@ extension DownloadManager {
     /// deleted task's former place.
     @discardableResult
     public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        var removed: [(String, ListIndex)] = []
-        for url in urls {
-            guard let task = tasks[url], task.deletedAt == nil, let index = indexPath(of: url) else { continue }
-            if task.state == .downloading { engine?.stop(url: url) }
-            removeFromList(at: index)
-            removed.append((url, index))
-            pausedByLimit.removeAll { $0 == url }
-            if settings.isTrashOpened {
-                tasks[url]!.deletedAt = clock()
-                toDeleteList.insert(url, at: 0)
-                if task.state.isActive { setState(url, .paused) }
+        let removed = removeFromList(urls)
+        guard !removed.isEmpty else { return [:] }
+        let removedSet = Set(removed.map(\.url))
+        pausedByLimit.removeAll { removedSet.contains($0) }
+        if settings.isTrashOpened {
+            // A microsecond apart, so the order survives a reload: the last deleted is the newest.
+            let now = clock()
+            for (n, item) in removed.enumerated() {
+                let url = item.url
+                let state = tasks[url]!.state
+                if state == .downloading { engine?.stop(url: url) }
+                tasks[url]!.deletedAt = now.addingTimeInterval(Double(n) * 1e-6)
+                if state.isActive { setState(url, .paused) }
                 markDirty(url)
-            } else {
-                eraseTask(url, keepFinishedFile: keepFinishedFile)
             }
+            toDeleteList.insert(contentsOf: removed.reversed().map(\.url), at: 0)
+        } else {
+            for item in removed { eraseTask(item.url, keepFinishedFile: keepFinishedFile) }
         }
         for (n, item) in removed.enumerated() {
-            onEvent?(.deleted(url: item.0, from: item.1, count: removed.count, nth: n + 1))
+            onEvent?(.deleted(url: item.url, from: item.from, count: removed.count, nth: n + 1))
         }
-        if !removed.isEmpty { onEvent?(.listChanged) }
+        onEvent?(.listChanged)
         finishBatch()
-        return Dictionary(removed, uniquingKeysWith: { a, _ in a })
+        return Dictionary(removed.map { ($0.url, $0.from) }, uniquingKeysWith: { a, _ in a })
     }
 
     public func deleteAllTasks(keepFinishedFile: Bool = false) -> [String: ListIndex] {
@@ -36,9 +39,9 @@ extension DownloadManager {
     }
 
     /// Forgets a task for good: files (unless a kept finished file), record, and its place.
-    func eraseTask(_ url: String, keepFinishedFile: Bool) {
+    func eraseTask(_ url: String, keepFinishedFile: Bool, removingFiles: Bool = true) {
         if tasks[url]?.state == .downloading { engine?.stop(url: url) }
-        removeFiles(of: url, keepFinished: keepFinishedFile)
+        if removingFiles { removeFiles(of: url, keepFinished: keepFinishedFile) }
         trackState(url, .stopped)
         tasks[url] = nil
         meters[url] = nil
@@ -87,14 +90,14 @@ extension DownloadManager {
     /// Returns their new places.
     @discardableResult
     public func restoreToDeleteTasks(_ urls: [String], toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
-        let wanted = Set(urls)
         // Keep the order the caller gave, skipping anything not in the trash.
+        var wanted = Set<String>()
         var restored: [String] = []
-        for url in urls where wanted.contains(url) && tasks[url]?.deletedAt != nil && !restored.contains(url) {
+        for url in urls where tasks[url]?.deletedAt != nil && wanted.insert(url).inserted {
             restored.append(url)
         }
         guard !restored.isEmpty else { return [] }
-        toDeleteList.removeAll { restored.contains($0) }
+        toDeleteList.removeAll { wanted.contains($0) }
         for url in restored {
             tasks[url]!.deletedAt = nil
             markDirty(url)

@@ -243,11 +243,15 @@ public final class DownloadManager {
             }
             if tasks[url] != nil || seen.contains(url) {
                 result.existing.append(url)
+                let reason = seen.contains(url) ? "repeated in this batch"
+                    : (tasks[url]?.deletedAt != nil ? "already in the trash" : "already in the list")
+                result.duplicates.append(.init(url: url, reason: reason))
                 continue
             }
             seen.insert(url)
             var task = DownloadTask(url: url, fileName: fileName ?? URLCheck.suggestedFileName(for: url),
-                                    directory: folder, addTime: now,
+                                    // A microsecond apart: the batch keeps its order in add-time order.
+                                    directory: folder, addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)
             task.userChoseName = fileName != nil
             task.checksum = checksum
@@ -266,7 +270,7 @@ public final class DownloadManager {
             insertSorted(newTasks)
         }
         onEvent?(.listChanged)
-        schedule()
+        finishBatch()
         return result
     }
 
@@ -352,8 +356,9 @@ public final class DownloadManager {
     public func restartTasks(_ urls: [String]) -> [String] {
         var changed: [String] = []
         for url in urls {
-            guard let task = tasks[url], !isInTrash(url) else { continue }
-            if task.state == .downloading { engine?.stop(url: url) }
+            // SDE restarts finished or stopped tasks (paused and failed ones are disconnected too);
+            // an active transfer would race the file deletion.
+            guard let task = tasks[url], !isInTrash(url), !task.state.isActive else { continue }
             removeFiles(of: url, keepFinished: false)
             resetProgress(url)
             setState(url, .waiting)
@@ -371,7 +376,8 @@ public final class DownloadManager {
             guard let task = tasks[url] else { continue }
             if task.state == .downloading { engine?.stop(url: url) }
             let hadFile = removeFiles(of: url, keepFinished: false)
-            guard hadFile || task.state == .waiting else { continue }
+            // SDE counts a pending task too; a stopped transfer changed in any case.
+            guard hadFile || task.state.isActive else { continue }
             resetProgress(url)
             setState(url, .stopped)
             changed.append(url)
@@ -418,7 +424,9 @@ public final class DownloadManager {
 
     public func pauseAllTasks() { pauseTasks(Array(downloadingSet.union(waitingSet))) }
 
-    public func stopAllTasks() { stopTasks(Array(downloadingSet.union(waitingSet)) + tasks.values.filter { $0.state == .paused }.map(\.url)) }
+    public func stopAllTasks() {
+        stopTasks(Array(downloadingSet.union(waitingSet)) + tasks.values.filter { $0.state == .paused && $0.deletedAt == nil }.map(\.url))
+    }
 
     func listedTasksByAddTime() -> [DownloadTask] {
         tasks.values.filter { $0.deletedAt == nil }.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }
@@ -443,7 +451,8 @@ public final class DownloadManager {
                     pausedByLimit.append(task.url)
                 }
             } else {
-                while hasFreeSlot || (newValue <= 0 && !pausedByLimit.isEmpty), !pausedByLimit.isEmpty {
+                pausedByLimit.sort { (tasks[$0]?.addTime ?? .distantPast, $0) < (tasks[$1]?.addTime ?? .distantPast, $1) }
+                while hasFreeSlot, !pausedByLimit.isEmpty {
                     let url = pausedByLimit.removeFirst()
                     if tasks[url]?.state == .paused { start(url) }
                 }
@@ -458,12 +467,8 @@ public final class DownloadManager {
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
-        let ordered = waitingSet.compactMap { tasks[$0] }.filter { $0.deletedAt == nil }
-            .sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }
-        for task in ordered {
-            guard hasFreeSlot else { break }
-            start(task.url)
-        }
+        let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
+        for url in Scheduler.oldest(free, of: waitingSet, tasks: tasks) { start(url) }
     }
 
     func start(_ url: String) {
@@ -503,7 +508,7 @@ public final class DownloadManager {
             task.finalURL = finalURL
             tasks[url] = task
             markDirty(url)
-            if resort && sortType != .manual { reposition(url) }
+            if resort && sortType != .manual && task.deletedAt == nil { reposition(url) }
             onEvent?(.taskChanged(url))
         case let .checkpoint(url, segments):
             guard tasks[url] != nil else { return }
@@ -521,13 +526,16 @@ public final class DownloadManager {
             markDirty(url)
             onEvent?(.taskChanged(url))
         case let .finished(url, path, size):
-            guard tasks[url] != nil else { return }
+            guard let before = tasks[url] else { return }
             tasks[url]!.completedPath = path
             tasks[url]!.fileName = (path as NSString).lastPathComponent
             tasks[url]!.size = size
             tasks[url]!.received = size
             tasks[url]!.segments = [Segment(start: 0, end: size, done: size)]
             setState(url, .finished)
+            if sortType != .manual, before.deletedAt == nil, before.fileName != tasks[url]!.fileName || before.size != size {
+                reposition(url)
+            }
             onEvent?(.taskSucceeded(url: url, path: path))
             flush()
             finishBatch()
@@ -622,6 +630,14 @@ extension DownloadManager {
         let clamped = min(16, max(1, count))
         guard settings.connectionsPerDownload != clamped else { return }
         settings.connectionsPerDownload = clamped
+        markSettingsDirty()
+    }
+}
+
+extension DownloadManager {
+    /// Changes settings that need no other action (retries, hooks, resume-on-launch…); saved with the session.
+    public func updateSettings(_ change: (inout SessionSettings) -> Void) {
+        change(&settings)
         markSettingsDirty()
     }
 }

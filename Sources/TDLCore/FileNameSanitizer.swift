@@ -2,9 +2,10 @@ import Foundation
 
 /// Names from servers and URLs are untrusted: this turns them into one safe file name.
 public enum FileNameSanitizer {
-    public static let maxBytes = 255
+    /// 255 bytes is the file-system limit; the ".part" beside the target needs five of them.
+    public static let maxBytes = 250
 
-    /// No path, no control characters, no leading dots, at most 255 bytes (cut on a character
+    /// No path, no control characters, no leading dots, at most 250 bytes (cut on a character
     /// boundary, keeping the extension). nil when nothing usable is left.
     public static func sanitize(_ raw: String) -> String? {
         // Only the last path component counts, whichever slash the server used.

@@ -9,11 +9,7 @@ public enum FileType: String, Sendable, CaseIterable, Codable {
 
     /// Classifies by extension first (what the user sees), then by MIME type.
     public static func classify(fileName: String, mimeType: String? = nil) -> FileType {
-        let lower = fileName.lowercased()
-        if let dot = lower.lastIndex(of: "."), dot != lower.startIndex {
-            let ext = String(lower[lower.index(after: dot)...])
-            if let type = byExtension[ext] { return type }
-        }
+        if let packed = packedExtension(fileName), let type = byPackedExtension[packed] { return type }
         if let mime = mimeType?.lowercased() {
             if mime.hasPrefix("image/") { return .image }
             if mime.hasPrefix("audio/") { return .audio }
@@ -33,6 +29,42 @@ public enum FileType: String, Sendable, CaseIterable, Codable {
         for e in ["zip", "tar", "gz", "tgz", "bz2", "xz", "7z", "rar", "zst", "iso", "deb", "rpm", "dmg"] { map[e] = .archive }
         return map
     }()
+
+    /// The extension's bytes lowercased and packed into an integer (nil when longer than 8 bytes
+    /// or absent): a type sort classifies every task, and hashing an integer beats a string.
+    static func packedExtension(_ fileName: String) -> UInt64? {
+        var packed: UInt64 = 0
+        var length = 0
+        for byte in fileName.utf8.reversed() {
+            if byte == UInt8(ascii: ".") {
+                // A leading dot is a hidden file, not an extension.
+                return length > 0 && fileName.utf8.count > length + 1 ? packed : nil
+            }
+            length += 1
+            guard length <= 8 else { return nil }
+            let lower = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            packed |= UInt64(lower) << (8 * UInt64(length - 1))
+        }
+        return nil
+    }
+
+    private static let byPackedExtension: [UInt64: FileType] = {
+        var map: [UInt64: FileType] = [:]
+        for (ext, type) in byExtension { map[packedExtension("x." + ext)!] = type }
+        return map
+    }()
+
+    /// Position in `allCases`: the section order of the type sort.
+    var rank: Int {
+        switch self {
+        case .image: return 0
+        case .audio: return 1
+        case .video: return 2
+        case .document: return 3
+        case .archive: return 4
+        case .other: return 5
+        }
+    }
 
     /// One character for narrow screens.
     public var mark: Character {

@@ -20,6 +20,8 @@ public struct AddResult: Equatable, Sendable {
     public var added: [String] = []
     public var existing: [String] = []
     public var rejected: [Rejection] = []
+    /// The URLs of `existing`, each with why it was skipped (in the list, in the trash, repeated).
+    public var duplicates: [Rejection] = []
 
     public struct Rejection: Equatable, Sendable {
         public let url: String

@@ -42,6 +42,10 @@ final class FileDownload {
     var stopped = false
     var bytesSinceWriteback: Int64 = 0
     var retryAfterSeconds: Double?
+    /// The server answered a range request with the whole file: from now on only whole-file
+    /// requests, and a broken transfer starts again from zero (counted, so it cannot loop).
+    var rangesUnsupported = false
+    var restartsFromZero = 0
 
     /// Segments are not split below this size (aria2's -k).
     static let minSegmentSize: Int64 = 1 << 20
@@ -205,7 +209,7 @@ final class FileDownload {
         if let size {
             segments[0].end = size
             let acceptsRanges = headers["accept-ranges"]?.lowercased().contains("bytes") == true || status == 206
-            if isHTTP && acceptsRanges && job.connections > 1 && segments.count == 1 && connection.requestStart == 0 {
+            if isHTTP && acceptsRanges && !rangesUnsupported && job.connections > 1 && segments.count == 1 && connection.requestStart == 0 {
                 planSegments(size)
             }
         }
@@ -289,14 +293,11 @@ final class FileDownload {
         let i = connection.segmentIndex
         switch connection.stopReason {
         case .rangeIgnored?:
-            engine.report(.note(url: url, text: "the server ignored the range or the file changed: restarted from zero", retries: failures))
-            resetToZero()
-            return fillConnections()
+            rangesUnsupported = connection.status == 200
+            return restartFromZero(because: "the server ignored the range or the file changed")
         case .rangeNotSatisfiable?:
             if let size, connection.requestStart >= size, segments.allSatisfy(\.isComplete) { return advance() }
-            engine.report(.note(url: url, text: "the server no longer has those bytes (416): restarted from zero", retries: failures))
-            resetToZero()
-            return fillConnections()
+            return restartFromZero(because: "the server no longer has those bytes (416)")
         case .httpError(let code, let retryAfter)?:
             let reason = FailReason.httpStatus(code)
             if reason.isTransient {
@@ -344,11 +345,31 @@ final class FileDownload {
         writtenAtLastFailure = total
         failures += 1
         if failures > job.maxRetries { return failNow(reason) }
+        if rangesUnsupported && segments[i].written > 0 {
+            // Resuming is impossible on this server: the next try fetches the whole file.
+            restartsFromZero = 0
+            resetToZero()
+            segments[0].retryAt = engine.now + engine.settings.retryBaseSeconds
+            engine.scheduleTimer(at: segments[0].retryAt!)
+            return
+        }
         let backoff = retryAfterSeconds ?? min(30, engine.settings.retryBaseSeconds * pow(2, Double(failures - 1)))
         retryAfterSeconds = nil
         segments[i].retryAt = engine.now + backoff * Double.random(in: 0.8...1.2)
         engine.report(.note(url: url, text: "\(reason.message): retry \(failures) of \(job.maxRetries)", retries: failures))
         engine.scheduleTimer(at: segments[i].retryAt!)
+    }
+
+    /// Never append to bytes of another version: throw them away and fetch the file again,
+    /// at most `maxRetries + 1` times per run.
+    func restartFromZero(because why: String) {
+        restartsFromZero += 1
+        if restartsFromZero > job.maxRetries + 1 {
+            return failNow(.unknown("\(why); gave up after \(restartsFromZero - 1) restarts"))
+        }
+        engine.report(.note(url: url, text: "\(why): restarted from zero", retries: restartsFromZero))
+        resetToZero()
+        fillConnections()
     }
 
     /// Next step after a segment completed: more connections, or the finish.

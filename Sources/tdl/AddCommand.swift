@@ -39,7 +39,7 @@ struct AddCommand: ParsableCommand {
             session.manager.flush()
             if rejected > 0 { Foundation.exit(ExitStatus.badInput) }
         } catch {
-            exit(with: error)
+            fail(with: error)
         }
     }
 }

@@ -47,7 +47,7 @@ enum ExitStatus {
 }
 
 /// Prints the error and exits with its status.
-func exit(with error: Error) -> Never {
+func fail(with error: Error) -> Never {
     let message = (error as? CLIError)?.description ?? "\(error)"
     FileHandle.standardError.write(Data(("tdl: " + message + "\n").utf8))
     exit((error as? CLIError)?.exitCode ?? ExitStatus.session)

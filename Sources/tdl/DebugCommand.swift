@@ -25,7 +25,7 @@ struct DebugCommand: ParsableCommand {
                 session.manager.flush()
                 print("added \(count) tasks in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
             } catch {
-                exit(with: error)
+                fail(with: error)
             }
         }
     }

@@ -68,7 +68,7 @@ struct GetCommand: ParsableCommand {
                 problems += input.problems
             }
         } catch {
-            exit(with: error)
+            fail(with: error)
         }
         for problem in problems { warn(problem) }
         let session: Session
@@ -77,7 +77,7 @@ struct GetCommand: ParsableCommand {
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             for dir in Set(entries.compactMap(\.dir)) { try Paths.ensureWritableDirectory(Paths.absolute(dir)) }
         } catch {
-            exit(with: error)
+            fail(with: error)
         }
         if let notice = session.notice { warn(notice) }
         let manager = session.manager

@@ -21,7 +21,7 @@ struct ListCommand: ParsableCommand {
         do {
             session = try Session(options: global, downloading: false, restoring: false)
         } catch {
-            exit(with: error)
+            fail(with: error)
         }
         let manager = session.manager
         var rows: [(section: String, url: String)] = []

@@ -14,7 +14,7 @@ struct UICommand: ParsableCommand {
             session = try Session(options: global, downloading: true)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {
-            exit(with: error)
+            fail(with: error)
         }
         var options = TerminalApp.Options()
         let env = ProcessInfo.processInfo.environment

@@ -1,0 +1,33 @@
+# The two commands of the README: `make run` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+
+.PHONY: run build test deps test-deps release bench screenshots clean
+
+run: build
+	.build/debug/tdl $(ARGS)
+
+build: deps
+	@$(SWIFT) build -q 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
+
+deps:
+	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
+
+# Builds the binary the end-to-end tests drive, then runs every test target.
+test: test-deps build
+	$(SWIFT) test 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
+
+release: deps
+	$(SWIFT) build -c release -q
+
+bench: release test-deps
+	scripts/bench.sh
+
+screenshots: build test-deps
+	scripts/screenshots.sh
+
+clean:
+	rm -rf .build

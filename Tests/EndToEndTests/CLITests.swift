@@ -1,0 +1,122 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// The real `tdl` binary, end to end, against loopback servers.
+final class CLITests: XCTestCase {
+    static let site = TemporaryDirectory("tdl-cli-site")
+    static var nginx: LoopbackNginx!
+
+    override class func setUp() {
+        do {
+            try TestFiles.make(site.file("one.bin"), size: 2_000_000, seed: 11)
+            try TestFiles.make(site.file("two.zip"), size: 500_000, seed: 12)
+            nginx = try LoopbackNginx(root: site.path)
+        } catch {
+            XCTFail("\(error)")
+        }
+    }
+
+    override class func tearDown() { nginx = nil }
+
+    func testGetDownloadsAndListShowsTheTask() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let url = Self.nginx.url("one.bin")
+        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: home.path)
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("one.bin")), try Processes.sha256(ofFile: Self.site.file("one.bin")))
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertEqual(list.status, 0)
+        XCTAssertTrue(list.stdout.contains("done\tone.bin\t2.0 MB\t\(url)"), list.stdout)
+    }
+
+    func testSameURLTwiceIsOneTask() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let url = Self.nginx.url("two.zip")
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, url, url], home: home.path).status, 0)
+        let again = try Processes.tdl(["add", url], home: home.path)
+        XCTAssertTrue(again.stdout.contains("already in the list"), again.stdout)
+        let json = try Processes.tdl(["list", "--json"], home: home.path)
+        let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(objects?.count, 1)
+        XCTAssertEqual(objects?.first?["state"] as? String, "waiting")
+    }
+
+    func testInvalidURLGetsOneLineNamingIt() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let result = try Processes.tdl(["get", "-d", downloads.path, "htp:/nonsense", "gopher://x/y"], home: home.path)
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("htp:/nonsense:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("gopher://x/y: unsupported scheme \"gopher\""), result.stderr)
+    }
+
+    func testUnreachableServerFailsWithReasonAndStatus1() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let result = try Processes.tdl(["get", "-q", "-d", downloads.path, "http://127.0.0.1:9/x.bin"], home: home.path,
+                                       environment: ["TDL_RETRY_BASE": "0.05"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("http://127.0.0.1:9/x.bin: couldn't connect to server"), result.stderr)
+    }
+
+    func testUnwritableFolderIsReportedBeforeAnythingStarts() throws {
+        let home = TemporaryDirectory(), parent = TemporaryDirectory()
+        let blocked = parent.file("file-not-folder")
+        try "x".write(toFile: blocked, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["get", "-d", blocked, Self.nginx.url("one.bin")], home: home.path)
+        XCTAssertEqual(result.status, 4)
+        XCTAssertTrue(result.stderr.contains("cannot use the folder \(blocked): it is a file, not a folder"), result.stderr)
+        XCTAssertEqual(try String(contentsOfFile: blocked, encoding: .utf8), "x")
+    }
+
+    func testResumeAfterKillIsByteIdenticalAndFetchesLittleTwice() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let size = 6_000_000
+        let urls = (1...3).map { server.url("/file/crash\($0).bin?size=\(size)&seed=\($0)&rate=1500000") }
+        var rounds = 0
+        while rounds < 12 {
+            rounds += 1
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+            process.arguments = ["get", "-q", "-x", "2", "-d", downloads.path] + urls
+            process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 700_000...1_500_000))
+            if !process.isRunning { break }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let final = try Processes.tdl(["get", "-q", "-d", downloads.path] + urls, home: home.path, timeout: 120)
+        XCTAssertEqual(final.status, 0, final.stderr)
+        for k in 1...3 {
+            XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("crash\(k).bin")), try server.sha256(name: "crash\(k).bin", size: size, seed: k))
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path).sorted(), ["crash1.bin", "crash2.bin", "crash3.bin"])
+        // Bytes written after the last checkpoint are fetched again; starting over would double the total.
+        let sent = try server.bodyBytesSent()
+        XCTAssertLessThan(sent, Int(Double(3 * size) * 1.5), "sent \(sent) bytes in \(rounds) rounds")
+    }
+
+    func testFileChangedOnTheServerBetweenRunsIsNotAppendedTo() throws {
+        let site = TemporaryDirectory("tdl-changing")
+        try TestFiles.make(site.file("v.bin"), size: 8_000_000, seed: 1)
+        let nginx = try LoopbackNginx(root: site.path, rateLimit: "2m")
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        process.arguments = ["get", "-q", "-x", "1", "-d", downloads.path, nginx.url("v.bin")]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        try process.run()
+        usleep(2_000_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // A new version: same name and size, other bytes, another time stamp (so another ETag).
+        try TestFiles.make(site.file("v.bin"), size: 8_000_000, seed: 2)
+        let later = Date().addingTimeInterval(60)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: site.file("v.bin"))
+        let again = try Processes.tdl(["get", "-q", "-d", downloads.path, nginx.url("v.bin")], home: home.path, timeout: 120)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("v.bin")), try Processes.sha256(ofFile: site.file("v.bin")))
+    }
+}

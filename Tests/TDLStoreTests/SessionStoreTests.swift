@@ -1,0 +1,187 @@
+import Foundation
+import TDLCore
+import TDLStore
+import XCTest
+
+final class SessionStoreTests: XCTestCase {
+    var dir: String!
+
+    override func setUp() {
+        dir = NSTemporaryDirectory() + "tdl-store-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    var dbPath: String { dir + "/session.sqlite" }
+
+    func sampleTask() -> DownloadTask {
+        var task = DownloadTask(url: "http://127.0.0.1/a.tar.gz", fileName: "a.tar.gz", directory: "/tmp/dl",
+                                addTime: Date(timeIntervalSince1970: 1_700_000_000.25), state: .paused)
+        task.customDisplayName = "Archive"
+        task.userChoseName = true
+        task.size = 402_500_000
+        task.received = 41_600_000
+        task.failReason = .httpStatus(503)
+        task.mimeType = "application/gzip"
+        task.finalURL = "http://127.0.0.1/real/a.tar.gz"
+        task.etag = "\"abc\""
+        task.lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+        task.checksum = Checksum("sha256=" + String(repeating: "ab", count: 32))
+        task.segments = [Segment(start: 0, end: 200_000_000, done: 30_000_000), Segment(start: 200_000_000, end: 402_500_000, done: 11_600_000)]
+        task.retries = 2
+        task.note = "retry 2 of 3"
+        task.metaInfo = ["year": "1999", "artist": "X"]
+        task.deletedAt = Date(timeIntervalSince1970: 1_700_000_100)
+        task.completedPath = nil
+        task.connections = 4
+        task.rateLimit = 1_000_000
+        return task
+    }
+
+    func testEveryTaskFieldSurvivesARoundTripThroughTheFile() throws {
+        let task = sampleTask()
+        do {
+            let store = try SQLiteSessionStore(path: dbPath)
+            var changes = SessionChanges()
+            changes.upserted = [task]
+            try store.commit(changes)
+        }
+        let reopened = try SQLiteSessionStore(path: dbPath)
+        let loaded = try reopened.load()
+        XCTAssertEqual(loaded.tasks.count, 1)
+        XCTAssertEqual(loaded.tasks.first, task)
+    }
+
+    func testSettingsAndManualLayoutRoundTrip() throws {
+        var settings = SessionSettings()
+        settings.sortType = .manual
+        settings.sortOrder = .descending
+        settings.sectioning = SectioningOptions(addTime: true, fileSize: false, fileName: true)
+        settings.maxDownloadCount = 7
+        settings.isTrashOpened = false
+        settings.downloadDirectory = "/srv/dl"
+        settings.globalRateLimit = 123_456
+        settings.hiddenFileExtension = true
+        settings.onComplete = "/bin/true"
+        let layout = ManualLayout(sections: [["u2", "u1"], [], ["u3"]], titles: ["Work", "Empty", "Music"])
+        do {
+            let store = try SQLiteSessionStore(path: dbPath)
+            var changes = SessionChanges()
+            changes.settings = settings
+            changes.manualLayout = layout
+            try store.commit(changes)
+        }
+        let loaded = try SQLiteSessionStore(path: dbPath).load()
+        XCTAssertEqual(loaded.settings, settings)
+        XCTAssertEqual(loaded.manualLayout, layout)
+    }
+
+    func testProgressCheckpointUpdatesOnlySegments() throws {
+        let store = try SQLiteSessionStore(path: dbPath)
+        var task = sampleTask()
+        task.deletedAt = nil
+        var changes = SessionChanges()
+        changes.upserted = [task]
+        try store.commit(changes)
+        var progress = SessionChanges()
+        progress.progress[task.url] = [Segment(start: 0, end: 200_000_000, done: 200_000_000), Segment(start: 200_000_000, end: 402_500_000, done: 100)]
+        try store.commit(progress)
+        let loaded = try store.load().tasks[0]
+        XCTAssertEqual(loaded.received, 200_000_100)
+        XCTAssertEqual(loaded.segments.map(\.done), [200_000_000, 100])
+        XCTAssertEqual(loaded.note, task.note)
+    }
+
+    func testSessionsAreIndependentInOneFile() throws {
+        let work = try SQLiteSessionStore(path: dbPath, session: "work")
+        let home = try SQLiteSessionStore(path: dbPath, session: "home")
+        var changes = SessionChanges()
+        changes.upserted = [DownloadTask(url: "http://h/w", fileName: "w", directory: "/tmp")]
+        try work.commit(changes)
+        XCTAssertEqual(try work.load().tasks.count, 1)
+        XCTAssertEqual(try home.load().tasks.count, 0)
+        XCTAssertEqual(try SQLiteSessionStore.sessions(path: dbPath).map(\.name), ["work"])
+        try SQLiteSessionStore.destroySession("work", path: dbPath)
+        XCTAssertEqual(try work.load().tasks.count, 0)
+    }
+
+    func testRemovedTaskIsGoneWithItsSegments() throws {
+        let store = try SQLiteSessionStore(path: dbPath)
+        var changes = SessionChanges()
+        changes.upserted = [sampleTask()]
+        try store.commit(changes)
+        var removal = SessionChanges()
+        removal.removed = [sampleTask().url]
+        try store.commit(removal)
+        XCTAssertTrue(try store.load().tasks.isEmpty)
+    }
+
+    func testADatabaseThatIsNotADatabaseIsMovedAsideNotDeleted() throws {
+        let garbage = Data("this is not sqlite at all, just text that a user may have typed".utf8) + Data(repeating: 7, count: 8192)
+        try garbage.write(to: URL(fileURLWithPath: dbPath))
+        let store = try SQLiteSessionStore(path: dbPath)
+        guard case let .movedAside(original, movedTo, _)? = store.recoveryNotice else {
+            return XCTFail("expected the damaged file to be moved aside")
+        }
+        XCTAssertEqual(original, dbPath)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: movedTo)), garbage, "the user's old file is kept byte for byte")
+        XCTAssertTrue(try store.load().tasks.isEmpty, "a fresh session starts")
+    }
+
+    func testATruncatedDatabaseIsMovedAside() throws {
+        do {
+            let store = try SQLiteSessionStore(path: dbPath)
+            var changes = SessionChanges()
+            changes.upserted = (0..<200).map { DownloadTask(url: "http://h/\($0)", fileName: "\($0)", directory: "/tmp") }
+            try store.commit(changes)
+        }
+        // Fold the WAL into the main file, then cut the file in half.
+        let full = try Data(contentsOf: URL(fileURLWithPath: dbPath))
+        try? FileManager.default.removeItem(atPath: dbPath + "-wal")
+        try? FileManager.default.removeItem(atPath: dbPath + "-shm")
+        try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: dbPath))
+        let store = try SQLiteSessionStore(path: dbPath)
+        XCTAssertNotNil(store.recoveryNotice)
+    }
+
+    func testANewerSchemaIsRefusedAndLeftUntouched() throws {
+        do {
+            let store = try SQLiteSessionStore(path: dbPath)
+            var changes = SessionChanges()
+            changes.upserted = [DownloadTask(url: "http://h/x", fileName: "x", directory: "/tmp")]
+            try store.commit(changes)
+        }
+        // A later tdl would have recorded a migration this one does not know.
+        try runSQL("INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-the-future')")
+        let before = try Data(contentsOf: URL(fileURLWithPath: dbPath))
+        XCTAssertThrowsError(try SQLiteSessionStore(path: dbPath)) { error in
+            guard case StoreError.newerSchema = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dbPath)), before)
+    }
+
+    func testTheFirstSchemaOpensAndMigrates() throws {
+        // A copy of a database written with the first schema (v1), kept in the tests.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/schema-v1.sql")
+        let sql = try String(contentsOf: fixture, encoding: .utf8)
+        try runSQL(sql)
+        let loaded = try SQLiteSessionStore(path: dbPath).load()
+        XCTAssertEqual(loaded.tasks.map(\.url), ["http://127.0.0.1/old.iso"])
+        XCTAssertEqual(loaded.tasks.first?.segments.first?.done, 1000)
+        XCTAssertEqual(loaded.settings.sortType, .fileSize)
+    }
+
+    func runSQL(_ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [dbPath]
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        input.fileHandleForWriting.write(Data(sql.utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// nginx from Debian's packages, serving a folder of the test's own on 127.0.0.1.
+public final class LoopbackNginx {
+    public let port: Int
+    public let root: String
+    private let process: Process
+    private let workDir: TemporaryDirectory
+
+    /// `rateLimit` caps each connection (nginx's limit_rate), e.g. "40m".
+    public init(root: String, rateLimit: String? = nil) throws {
+        guard let nginx = Processes.which("nginx") else { throw ServerError.missing("nginx (install nginx-light; the test command does)") }
+        workDir = TemporaryDirectory("tdl-nginx")
+        self.root = root
+        // nginx's workers drop to an unprivileged user: the folder must be readable by them.
+        chmod(root, 0o755)
+        var lastError: Error = ServerError.missing("a free port")
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 20_000...60_000)
+            let config = """
+                daemon off;
+                worker_processes 1;
+                pid \(workDir.path)/nginx.pid;
+                error_log \(workDir.path)/error.log;
+                events { worker_connections 256; }
+                http {
+                    access_log off;
+                    sendfile on;
+                    client_body_temp_path \(workDir.path);
+                    proxy_temp_path \(workDir.path);
+                    fastcgi_temp_path \(workDir.path);
+                    uwsgi_temp_path \(workDir.path);
+                    scgi_temp_path \(workDir.path);
+                    types { application/octet-stream bin; application/zip zip; }
+                    server {
+                        listen 127.0.0.1:\(candidate);
+                        root \(root);
+                        \(rateLimit.map { "limit_rate \($0);" } ?? "")
+                    }
+                }
+                """
+            let configPath = workDir.file("nginx.conf")
+            try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: nginx)
+            p.arguments = ["-p", workDir.path, "-c", configPath, "-e", workDir.file("error.log")]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            if Processes.waitUntil(timeout: 5, { Self.canConnect(candidate) || !p.isRunning }), p.isRunning {
+                process = p
+                port = candidate
+                return
+            }
+            p.terminate()
+            lastError = ServerError.failed("nginx did not start: " + ((try? String(contentsOfFile: workDir.file("error.log"), encoding: .utf8)) ?? ""))
+        }
+        throw lastError
+    }
+
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    static func canConnect(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// The project's own programmable fault server (Tests/Support/fault_server.py).
+public final class FaultServer {
+    public let port: Int
+    private let process: Process
+
+    public init() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Processes.which("python3") ?? "/usr/bin/python3")
+        p.arguments = [Processes.packageRoot + "/Tests/Support/fault_server.py", "--port", "0"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = Int(text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+            p.terminate()
+            throw ServerError.failed("fault server did not start: \(text)")
+        }
+        self.port = port
+        process = p
+    }
+
+    /// `/file/NAME?size=…&seed=…` plus fault knobs (see fault_server.py).
+    public func url(_ pathAndQuery: String) -> String { "http://127.0.0.1:\(port)\(pathAndQuery)" }
+
+    public func sha256(name: String, size: Int, seed: Int) throws -> String {
+        try fetch("/sha256/\(name)?size=\(size)&seed=\(seed)").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Total body bytes the server sent since the last reset.
+    public func bodyBytesSent() throws -> Int {
+        let json = try fetch("/stats")
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        return object?["body_bytes"] as? Int ?? -1
+    }
+
+    public func reset() throws { _ = try fetch("/reset") }
+
+    func fetch(_ path: String) throws -> String {
+        try Processes.run(Processes.which("curl") ?? "/usr/bin/curl", ["-s", url(path)]).stdout
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+public enum ServerError: Error, CustomStringConvertible {
+    case missing(String)
+    case failed(String)
+    public var description: String {
+        switch self {
+        case .missing(let what): return "missing \(what)"
+        case .failed(let why): return why
+        }
+    }
+}
+
+/// Files with known content for nginx to serve.
+public enum TestFiles {
+    /// Writes `size` pseudo-random bytes (deterministic for a seed) and returns the path.
+    @discardableResult
+    public static func make(_ path: String, size: Int, seed: UInt64 = 1) throws -> String {
+        var state = seed &* 0x9E3779B97F4A7C15 | 1
+        var data = Data(count: size)
+        data.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in 0..<words.count {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                words[i] = state
+            }
+            for i in (words.count * 8)..<size { raw[i] = UInt8(truncatingIfNeeded: i) }
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

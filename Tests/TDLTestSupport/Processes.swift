@@ -1,0 +1,123 @@
+import Foundation
+
+/// Runs programs for tests: the real tdl binary, nginx, tmux, the fault server.
+public enum Processes {
+    /// The package's root folder, found from this file's place in the tree.
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The tdl binary built by `swift build` (the test command builds it first).
+    public static var tdlBinary: String {
+        let env = ProcessInfo.processInfo.environment
+        if let path = env["TDL_BINARY"] { return path }
+        for configuration in ["debug", "release"] {
+            let path = packageRoot + "/.build/\(configuration)/tdl"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return packageRoot + "/.build/debug/tdl"
+    }
+
+    public struct Result {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// Runs to completion (or kills it after `timeout` seconds).
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           stdin: String? = nil, timeout: Double = 60) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        let outData = Locked(Data()), errData = Locked(Data())
+        let group = DispatchGroup()
+        for (pipe, box) in [(out, outData), (err, errData)] {
+            group.enter()
+            DispatchQueue.global().async {
+                box.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                group.leave()
+            }
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate(); usleep(200_000); kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        group.wait()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outData.get(), as: UTF8.self),
+                      stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// Runs tdl with a home and download folder of the test's own.
+    @discardableResult
+    public static func tdl(_ arguments: [String], home: String, environment: [String: String] = [:],
+                           stdin: String? = nil, timeout: Double = 120) throws -> Result {
+        var env = environment
+        env["TDL_HOME"] = home
+        return try run(tdlBinary, arguments, environment: env, stdin: stdin, timeout: timeout)
+    }
+
+    /// The first program of that name on PATH (or the usual sbin folders, where nginx lives).
+    public static func which(_ name: String) -> String? {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/sbin:/usr/local/sbin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    public static func sha256(ofFile path: String) throws -> String {
+        let result = try run(which("sha256sum") ?? "/usr/bin/sha256sum", [path])
+        return String(result.stdout.prefix(64))
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes.
+    public static func waitUntil(timeout: Double, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(UInt32(interval * 1_000_000))
+        }
+        return try condition()
+    }
+}
+
+/// A value shared between threads.
+public final class Locked<T>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    public init(_ value: T) { self.value = value }
+    public func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    public func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
+}
+
+/// A fresh folder under /tmp, removed when the test object goes away.
+public final class TemporaryDirectory {
+    public let path: String
+
+    public init(_ prefix: String = "tdl-test") {
+        let template = NSTemporaryDirectory() + "\(prefix)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        path = bytes.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tdl needs that are missing; silent when nothing is.
+#   scripts/install-deps.sh          build and run: curl, ncursesw, sqlite headers
+#   scripts/install-deps.sh --test  also what the tests start: nginx, tmux
+set -euo pipefail
+packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(nginx-light tmux curl python3 sqlite3)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "Installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
