@@ -1,5 +1,9 @@
 #ifndef TDL_CCURL_SHIM_H
 #define TDL_CCURL_SHIM_H
+// _GNU_SOURCE for sync_file_range and syncfs, which the engine's part files use.
+#define _GNU_SOURCE 1
+#include <fcntl.h>
+#include <unistd.h>
 #include <curl/curl.h>
 
 // curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call.
@@ -22,4 +26,10 @@ static inline CURLMcode tdl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
 
 // CURL_WRITEFUNC_PAUSE and friends are macros.
 static inline size_t tdl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline long tdl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
+
+// Start writeback of a file's dirty pages without waiting for it.
+static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+// Flush the whole file system that holds fd (what `sync -f` does).
+static inline int tdl_syncfs(int fd) { return syncfs(fd); }
 #endif

@@ -4,6 +4,7 @@
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <locale.h>
+#include <wchar.h>
 #include <ncursesw/curses.h>
 
 // Macros are invisible to Swift; these inline functions stand in for them.
@@ -20,4 +21,9 @@ static inline WINDOW *tdl_stdscr(void) { return stdscr; }
 static inline int tdl_lines(void) { return LINES; }
 static inline int tdl_cols(void) { return COLS; }
 static inline int tdl_colors(void) { return COLORS; }
+static inline unsigned long tdl_mouse_mask(void) { return (unsigned long)(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED); }
+static inline int tdl_mouse_is_wheel_up(unsigned long b) { return (b & BUTTON4_PRESSED) != 0; }
+static inline int tdl_mouse_is_wheel_down(unsigned long b) { return (b & BUTTON5_PRESSED) != 0; }
+// Display width of one character (wcwidth needs _XOPEN_SOURCE, set above).
+static inline int tdl_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
 #endif

@@ -54,14 +54,15 @@ public final class DownloadManager {
 
     /// Reads the session, reconciles what a crash left behind, and restarts interrupted downloads.
     /// Returns how many downloads were interrupted (SDE's restore-from-force-quit).
+    /// With `restoring` false the states are shown as stored (for `tdl list` beside a running tdl).
     @discardableResult
-    public func load() throws -> Int {
+    public func load(restoring: Bool = true) throws -> Int {
         guard let store else { return 0 }
         let snapshot = try store.load()
         settings = snapshot.settings
         var interrupted = 0
         for var task in snapshot.tasks {
-            if task.state == .downloading || task.state == .waiting {
+            if restoring && (task.state == .downloading || task.state == .waiting) {
                 if reconcileFinished(&task) {
                     dirtyTasks.insert(task.url)
                 } else {
@@ -464,7 +465,8 @@ public final class DownloadManager {
 
     /// Starts waiting tasks in add-time order while slots are free.
     func schedule() {
-        guard hasFreeSlot, !waitingSet.isEmpty else { return }
+        // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
+        guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
         let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
         for url in Scheduler.oldest(free, of: waitingSet, tasks: tasks) { start(url) }
     }
@@ -598,5 +600,36 @@ public final class DownloadManager {
     public func shutdown() {
         engine?.shutdown()
         flush()
+    }
+}
+
+extension DownloadManager {
+    /// Caps the total download rate (nil: none); takes effect on running transfers at once.
+    public func setGlobalRateLimit(_ bytesPerSecond: Int64?) {
+        settings.globalRateLimit = bytesPerSecond
+        markSettingsDirty()
+        engine?.setGlobalRateLimit(bytesPerSecond)
+    }
+}
+
+extension DownloadManager {
+    /// The folder new downloads go to from now on (a session setting).
+    public func setDownloadDirectory(_ path: String) {
+        guard settings.downloadDirectory != path else { return }
+        settings.downloadDirectory = path
+        markSettingsDirty()
+    }
+
+    /// Where a new download goes when the call names no folder.
+    public var downloadDirectory: String { settings.downloadDirectory ?? defaultDirectory }
+}
+
+extension DownloadManager {
+    /// Connections per file for downloads that start from now on (1…16).
+    public func setConnectionsPerDownload(_ count: Int) {
+        let clamped = min(16, max(1, count))
+        guard settings.connectionsPerDownload != clamped else { return }
+        settings.connectionsPerDownload = clamped
+        markSettingsDirty()
     }
 }

@@ -7,6 +7,9 @@ public struct TransferJob: Sendable {
     /// server's Content-Disposition name on the first response.
     public var fileName: String
     public var nameIsFixed: Bool
+    /// The part file under `fileName` was created by this task in an earlier run (it resolved
+    /// before the first checkpoint): reuse it instead of choosing a new name.
+    public var partFileIsOurs: Bool
     public var size: Int64?
     /// Durable progress from earlier runs; empty for a fresh start.
     public var segments: [Segment]
@@ -22,6 +25,7 @@ public struct TransferJob: Sendable {
         directory = task.directory
         fileName = task.fileName
         nameIsFixed = task.received > 0 || task.userChoseName
+        partFileIsOurs = task.finalURL != nil
         size = task.size
         segments = task.segments
         etag = task.etag

@@ -70,6 +70,12 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(f.manager.state(of: urls[2]), .downloading)
     }
 
+    func testWithoutAnEngineTasksWaitForOneThatDownloads() {
+        let f = Fixture(engine: false)
+        let a = f.add(["a"])[0]
+        XCTAssertEqual(f.manager.state(of: a), .waiting)
+    }
+
     func testDownloadNewFileImmediatelyOff() {
         let f = Fixture()
         f.manager.downloadNewFileImmediately = false
@@ -112,7 +118,7 @@ final class SchedulerTests: XCTestCase {
     }
 
     func testManagersHaveTheirOwnLimits() {
-        let registry = ManagerRegistry(defaultDirectory: NSTemporaryDirectory())
+        let registry = ManagerRegistry(defaultDirectory: NSTemporaryDirectory(), makeEngine: { _ in FakeEngine() })
         let work = registry.manager(identifier: "work")
         let home = registry.manager(identifier: "home", manualMode: true)
         XCTAssertTrue(registry.manager(identifier: "work") === work)

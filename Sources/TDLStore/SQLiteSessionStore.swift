@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import TDLCore
+
+/// Why a session database could not be opened as it is.
+public enum StoreError: Error, CustomStringConvertible {
+    /// The file was not a usable database; it was moved aside and a fresh one started.
+    case movedAside(original: String, movedTo: String, reason: String)
+    /// The database was written by a newer tdl; nothing was changed.
+    case newerSchema(path: String)
+
+    public var description: String {
+        switch self {
+        case let .movedAside(original, movedTo, reason):
+            return "the session database \(original) was damaged (\(reason)); it was moved to \(movedTo) and a fresh session started"
+        case let .newerSchema(path):
+            return "the session database \(path) was written by a newer tdl; update tdl or use another --home"
+        }
+    }
+}
+
+/// The session in one SQLite file (WAL), several sessions side by side by name.
+/// Only what changed is written, in one transaction per commit.
+public final class SQLiteSessionStore: SessionStore {
+    public let path: String
+    public let session: String
+    let dbQueue: DatabaseQueue
+    /// Set when a damaged file had to be moved aside on open: the caller tells the user.
+    public private(set) var recoveryNotice: StoreError?
+
+    public init(path: String, session: String = "default") throws {
+        self.path = path
+        self.session = session
+        do {
+            dbQueue = try Self.open(path)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // Never delete a damaged database: move it aside, keep it for the user, start fresh.
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
+            let aside = path + ".damaged-" + stamp
+            try? FileManager.default.moveItem(atPath: path, toPath: aside)
+            for suffix in ["-wal", "-shm"] {
+                try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+            }
+            dbQueue = try Self.open(path)
+            recoveryNotice = .movedAside(original: path, movedTo: aside, reason: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let dbError = error as? DatabaseError {
+            switch dbError.resultCode {
+            case .SQLITE_NOTADB: return "not a database"
+            case .SQLITE_CORRUPT: return "corrupt"
+            default: return dbError.message ?? "\(dbError.resultCode)"
+            }
+        }
+        return "\(error)"
+    }
+
+    static func open(_ path: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            // NORMAL in WAL mode survives a crash of the process; a commit costs no fsync.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        let migrator = Schema.migrator
+        let superseded = try queue.read { db in
+            // Touch the schema so a file that is not a database fails here, not later.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+            return try migrator.hasBeenSuperseded(db)
+        }
+        if superseded { throw StoreError.newerSchema(path: path) }
+        try migrator.migrate(queue)
+        try queue.write { db in
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "?"
+            if check != "ok" { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check) }
+        }
+        return queue
+    }
+
+    // MARK: - Reading
+
+    public func load() throws -> SessionSnapshot {
+        try dbQueue.read { db in
+            var segments: [String: [Segment]] = [:]
+            let segmentRows = try Row.fetchCursor(db, sql: """
+                SELECT url, start, "end", done FROM segment WHERE session = ? ORDER BY url, position
+                """, arguments: [session])
+            while let row = try segmentRows.next() {
+                segments[row[0], default: []].append(Segment(start: row[1], end: row[2], done: row[3]))
+            }
+            var tasks: [DownloadTask] = []
+            let taskRows = try Row.fetchCursor(db, sql: "SELECT * FROM task WHERE session = ?", arguments: [session])
+            while let row = try taskRows.next() {
+                var task = TaskRecord.task(from: row)
+                task.segments = segments[task.url] ?? []
+                tasks.append(task)
+            }
+            let settings = try SettingsRecord.load(db, session: session)
+            var layout: ManualLayout?
+            let titles = try String.fetchAll(db, sql: "SELECT title FROM layoutSection WHERE session = ? ORDER BY position", arguments: [session])
+            if !titles.isEmpty {
+                var sections = Array(repeating: [String](), count: titles.count)
+                let rows = try Row.fetchCursor(db, sql: "SELECT url, section FROM layoutRow WHERE session = ? ORDER BY section, row", arguments: [session])
+                while let row = try rows.next() {
+                    let section: Int = row[1]
+                    if sections.indices.contains(section) { sections[section].append(row[0]) }
+                }
+                layout = ManualLayout(sections: sections, titles: titles)
+            }
+            return SessionSnapshot(tasks: tasks, settings: settings, manualLayout: layout)
+        }
+    }
+
+    // MARK: - Writing
+
+    public func commit(_ changes: SessionChanges) throws {
+        guard !changes.isEmpty else { return }
+        try dbQueue.write { db in
+            for url in changes.removed {
+                try db.execute(sql: "DELETE FROM task WHERE session = ? AND url = ?", arguments: [session, url])
+                try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
+                try db.execute(sql: "DELETE FROM layoutRow WHERE session = ? AND url = ?", arguments: [session, url])
+            }
+            for task in changes.upserted {
+                try TaskRecord.upsert(task, session: session, db: db)
+                try writeSegments(task.url, task.segments, db)
+            }
+            for (url, segments) in changes.progress {
+                try db.execute(sql: "UPDATE task SET received = ? WHERE session = ? AND url = ?",
+                               arguments: [segments.reduce(0) { $0 + $1.done }, session, url])
+                try writeSegments(url, segments, db)
+            }
+            if let settings = changes.settings {
+                try SettingsRecord.save(settings, db, session: session)
+            }
+            if let layout = changes.manualLayout {
+                try writeLayout(layout, db)
+            }
+        }
+    }
+
+    func writeSegments(_ url: String, _ segments: [Segment], _ db: Database) throws {
+        let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE session = ? AND url = ?", arguments: [session, url]) ?? 0
+        if existing != segments.count {
+            try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
+        }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO segment (session, url, position, start, "end", done) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
+            """)
+        for (position, segment) in segments.enumerated() {
+            try statement.execute(arguments: [session, url, position, segment.start, segment.end, segment.done])
+        }
+    }
+
+    func writeLayout(_ layout: ManualLayout, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM layoutSection WHERE session = ?", arguments: [session])
+        try db.execute(sql: "DELETE FROM layoutRow WHERE session = ?", arguments: [session])
+        let sectionStatement = try db.cachedStatement(sql: "INSERT INTO layoutSection (session, position, title) VALUES (?, ?, ?)")
+        let rowStatement = try db.cachedStatement(sql: "INSERT INTO layoutRow (session, url, section, row) VALUES (?, ?, ?, ?)")
+        for (s, title) in layout.titles.enumerated() {
+            try sectionStatement.execute(arguments: [session, s, title])
+            for (r, url) in layout.sections[s].enumerated() {
+                try rowStatement.execute(arguments: [session, url, s, r])
+            }
+        }
+    }
+
+    // MARK: - Sessions
+
+    /// Names of every session in this database, with their task counts.
+    public static func sessions(path: String) throws -> [(name: String, tasks: Int)] {
+        let queue = try open(path)
+        return try queue.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT session, count(*) FROM task GROUP BY session
+                UNION SELECT session, 0 FROM setting WHERE session NOT IN (SELECT session FROM task) GROUP BY session
+                ORDER BY 1
+                """)
+            return rows.map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// Forgets a session's records. Downloaded files are never touched.
+    public static func destroySession(_ name: String, path: String) throws {
+        let queue = try open(path)
+        try queue.write { db in
+            for table in ["task", "segment", "layoutSection", "layoutRow", "setting"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE session = ?", arguments: [name])
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import GRDB
+
+/// The session database's schema, as a list of migrations from the first one on: a database
+/// written by an older tdl opens in a newer one; a newer one is refused, never damaged.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE task (
+                    session TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    fileName TEXT NOT NULL,
+                    customName TEXT,
+                    userChoseName INTEGER NOT NULL DEFAULT 0,
+                    directory TEXT NOT NULL,
+                    size INTEGER,
+                    received INTEGER NOT NULL DEFAULT 0,
+                    addTime REAL NOT NULL,
+                    state TEXT NOT NULL,
+                    failReason TEXT,
+                    mimeType TEXT,
+                    finalURL TEXT,
+                    etag TEXT,
+                    lastModified TEXT,
+                    checksum TEXT,
+                    retries INTEGER NOT NULL DEFAULT 0,
+                    note TEXT,
+                    metaInfo TEXT,
+                    deletedAt REAL,
+                    completedPath TEXT,
+                    connections INTEGER,
+                    rateLimit INTEGER,
+                    PRIMARY KEY (session, url)
+                );
+                CREATE TABLE segment (
+                    session TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    start INTEGER NOT NULL,
+                    "end" INTEGER,
+                    done INTEGER NOT NULL,
+                    PRIMARY KEY (session, url, position),
+                    FOREIGN KEY (session, url) REFERENCES task(session, url) ON DELETE CASCADE
+                );
+                CREATE TABLE layoutSection (
+                    session TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    title TEXT NOT NULL,
+                    PRIMARY KEY (session, position)
+                );
+                CREATE TABLE layoutRow (
+                    session TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    section INTEGER NOT NULL,
+                    row INTEGER NOT NULL,
+                    PRIMARY KEY (session, url)
+                );
+                CREATE TABLE setting (
+                    session TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (session, key)
+                );
+                """)
+        }
+        return migrator
+    }
+}

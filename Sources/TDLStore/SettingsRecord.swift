@@ -1,0 +1,50 @@
+import GRDB
+import TDLCore
+
+/// Session settings as key/value rows, so adding a setting needs no migration.
+enum SettingsRecord {
+    static func load(_ db: Database, session: String) throws -> SessionSettings {
+        var values: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE session = ?", arguments: [session]) {
+            values[row[0]] = row[1]
+        }
+        var s = SessionSettings()
+        if let v = values["sortType"], let t = SortType(rawValue: v) { s.sortType = t }
+        if let v = values["sortOrder"], let o = SortOrder(rawValue: v) { s.sortOrder = o }
+        if let v = values["sectioningAddTime"] { s.sectioning.addTime = v == "1" }
+        if let v = values["sectioningFileSize"] { s.sectioning.fileSize = v == "1" }
+        if let v = values["sectioningFileName"] { s.sectioning.fileName = v == "1" }
+        if let v = values["hiddenFileExtension"] { s.hiddenFileExtension = v == "1" }
+        if let v = values["maxDownloadCount"], let n = Int(v) { s.maxDownloadCount = n }
+        if let v = values["isTrashOpened"] { s.isTrashOpened = v == "1" }
+        s.downloadDirectory = values["downloadDirectory"]
+        s.globalRateLimit = values["globalRateLimit"].flatMap { Int64($0) }
+        if let v = values["connectionsPerDownload"], let n = Int(v) { s.connectionsPerDownload = n }
+        if let v = values["resumeInterruptedOnLaunch"] { s.resumeInterruptedOnLaunch = v == "1" }
+        if let v = values["maxRetries"], let n = Int(v) { s.maxRetries = n }
+        s.onComplete = values["onComplete"]
+        s.onError = values["onError"]
+        return s
+    }
+
+    static func save(_ s: SessionSettings, _ db: Database, session: String) throws {
+        let flag: (Bool) -> String = { $0 ? "1" : "0" }
+        let pairs: [(String, String?)] = [
+            ("sortType", s.sortType.rawValue), ("sortOrder", s.sortOrder.rawValue),
+            ("sectioningAddTime", flag(s.sectioning.addTime)), ("sectioningFileSize", flag(s.sectioning.fileSize)),
+            ("sectioningFileName", flag(s.sectioning.fileName)), ("hiddenFileExtension", flag(s.hiddenFileExtension)),
+            ("maxDownloadCount", String(s.maxDownloadCount)), ("isTrashOpened", flag(s.isTrashOpened)),
+            ("downloadDirectory", s.downloadDirectory), ("globalRateLimit", s.globalRateLimit.map(String.init)),
+            ("connectionsPerDownload", String(s.connectionsPerDownload)),
+            ("resumeInterruptedOnLaunch", flag(s.resumeInterruptedOnLaunch)), ("maxRetries", String(s.maxRetries)),
+            ("onComplete", s.onComplete), ("onError", s.onError),
+        ]
+        for (key, value) in pairs {
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)", arguments: [session, key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM setting WHERE session = ? AND key = ?", arguments: [session, key])
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import CNcursesw
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The only file that talks to ncurses (as htop's CRT.c is): set-up, drawing, keys, tear-down.
+final class Curses {
+    enum Style {
+        case normal, header, selected, dim, bold, progress, downloading, finished, failed, paused, sectionTitle
+    }
+
+    private(set) var colorsEnabled = false
+    private var screen: OpaquePointer?
+    private static var active = false
+
+    /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts).
+    init(headless: (rows: Int, columns: Int)?, colors: Bool) {
+        setlocale(LC_ALL, "")
+        if let headless {
+            setenv("LINES", String(headless.rows), 1)
+            setenv("COLUMNS", String(headless.columns), 1)
+            let output = fopen("/dev/null", "w")
+            let input = fopen("/dev/null", "r")
+            let term = getenv("TERM").map { String(cString: $0) } ?? "xterm-256color"
+            screen = newterm(term.isEmpty ? "xterm-256color" : term, output, input)
+            set_term(screen)
+        } else {
+            initscr()
+        }
+        Self.active = true
+        cbreak()
+        noecho()
+        nonl()
+        intrflush(tdl_stdscr(), false)
+        keypad(tdl_stdscr(), true)
+        nodelay(tdl_stdscr(), true)
+        curs_set(0)
+        set_escdelay(25)
+        mousemask(mmask_t(tdl_mouse_mask()), nil)
+        if colors && has_colors() {
+            start_color()
+            use_default_colors()
+            init_pair(1, Int16(COLOR_BLACK), Int16(COLOR_CYAN))
+            init_pair(2, Int16(COLOR_GREEN), -1)
+            init_pair(3, Int16(COLOR_RED), -1)
+            init_pair(4, Int16(COLOR_YELLOW), -1)
+            init_pair(5, Int16(COLOR_CYAN), -1)
+            init_pair(6, Int16(COLOR_BLUE), -1)
+            colorsEnabled = true
+        }
+    }
+
+    /// Restores the terminal; safe to call twice, and from a signal handler path.
+    static func restore() {
+        guard active else { return }
+        active = false
+        endwin()
+    }
+
+    func end() { Self.restore() }
+
+    var rows: Int { Int(tdl_getmaxy(tdl_stdscr())) }
+    var columns: Int { Int(tdl_getmaxx(tdl_stdscr())) }
+
+    func resize(rows: Int, columns: Int) { resizeterm(Int32(rows), Int32(columns)) }
+
+    func erase() { werase(tdl_stdscr()) }
+
+    func refresh() { wrefresh(tdl_stdscr()) }
+
+    func forceRedraw() { clearok(tdl_stdscr(), true) }
+
+    private func attributes(_ style: Style) -> Int32 {
+        var attr: Int32
+        switch style {
+        case .normal: attr = tdl_attr_normal()
+        case .header: attr = colorsEnabled ? tdl_color_pair(1) : tdl_attr_reverse()
+        case .selected: attr = tdl_attr_reverse()
+        case .dim: attr = tdl_attr_dim()
+        case .bold: attr = tdl_attr_bold()
+        case .progress: attr = colorsEnabled ? tdl_color_pair(5) : tdl_attr_normal()
+        case .downloading: attr = colorsEnabled ? tdl_color_pair(5) : tdl_attr_bold()
+        case .finished: attr = colorsEnabled ? tdl_color_pair(2) : tdl_attr_normal()
+        case .failed: attr = colorsEnabled ? (tdl_color_pair(3) | tdl_attr_bold()) : tdl_attr_bold()
+        case .paused: attr = colorsEnabled ? tdl_color_pair(4) : tdl_attr_dim()
+        case .sectionTitle: attr = colorsEnabled ? (tdl_color_pair(6) | tdl_attr_bold()) : tdl_attr_bold() | tdl_attr_underline()
+        }
+        return attr
+    }
+
+    /// Draws already-clean text at a place; never past the right edge.
+    func draw(_ text: String, row: Int, column: Int, style: Style = .normal, extraAttributes: Int32 = 0) {
+        guard row >= 0, row < rows, column < columns else { return }
+        let attr = attributes(style) | extraAttributes
+        wattrset(tdl_stdscr(), attr)
+        let fitted = ScreenText.fit(text, columns - column)
+        var wide = Array(fitted.unicodeScalars.map { wchar_t(bitPattern: $0.value) })
+        wide.append(0)
+        mvaddwstr(Int32(row), Int32(column), wide)
+        wattrset(tdl_stdscr(), tdl_attr_normal())
+    }
+
+    /// Fills a whole row with a style (for bars and the selection).
+    func fillRow(_ row: Int, style: Style) {
+        draw(String(repeating: " ", count: max(0, columns)), row: row, column: 0, style: style)
+    }
+
+    func showCursor(row: Int, column: Int) {
+        curs_set(1)
+        wmove(tdl_stdscr(), Int32(row), Int32(column))
+    }
+
+    func hideCursor() { curs_set(0) }
+
+    /// The next key, or nil when none is waiting.
+    func readKey() -> Key? {
+        var ch: wint_t = 0
+        let result = wget_wch(tdl_stdscr(), &ch)
+        if result == ERR { return nil }
+        if result == KEY_CODE_YES {
+            let code = Int32(ch)
+            if code == KEY_MOUSE {
+                var event = MEVENT()
+                if getmouse(&event) == OK { return .mouse(row: Int(event.y), column: Int(event.x), buttons: UInt(event.bstate)) }
+                return nil
+            }
+            return .special(code)
+        }
+        guard let scalar = Unicode.Scalar(UInt32(ch)) else { return nil }
+        return .character(Character(scalar))
+    }
+
+    /// The screen as text, one line per row, trailing blanks trimmed (tig's save-display).
+    func screenText() -> String {
+        var lines: [String] = []
+        var buffer = [wchar_t](repeating: 0, count: columns + 1)
+        for row in 0..<rows {
+            let n = mvwinnwstr(tdl_stdscr(), Int32(row), 0, &buffer, Int32(columns))
+            let scalars = buffer.prefix(Int(max(n, 0))).compactMap { Unicode.Scalar(UInt32(bitPattern: $0)) }
+            var line = String(String.UnicodeScalarView(scalars))
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
+        }
+        while lines.last == "" { lines.removeLast() }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static let keyResize = KEY_RESIZE
+    static let keyUp = KEY_UP, keyDown = KEY_DOWN, keyPageUp = KEY_PPAGE, keyPageDown = KEY_NPAGE
+    static let keyHome = KEY_HOME, keyEnd = KEY_END, keyDelete = KEY_DC, keyBackspace = KEY_BACKSPACE
+    static let keyEnter = KEY_ENTER, keyLeft = KEY_LEFT, keyRight = KEY_RIGHT
+    static let keyF1 = tdl_key_f(1)
+}
+
+/// A key press as the UI sees it.
+enum Key: Equatable {
+    case character(Character)
+    case special(Int32)
+    case mouse(row: Int, column: Int, buttons: UInt)
+}

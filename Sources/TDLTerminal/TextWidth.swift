@@ -1,0 +1,51 @@
+import CNcursesw
+import Foundation
+
+/// Text that came from outside (names, URLs, errors) as it may appear on screen: no control
+/// characters or escape sequences, cut by display width (wide characters count two columns).
+enum ScreenText {
+    /// Removes C0/C1 controls (ESC included, so no escape sequence survives) and bidi overrides.
+    static func clean(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069) || v == 0x2028 || v == 0x2029 {
+                scalars.append("?")
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    static func width(of scalar: Unicode.Scalar) -> Int {
+        let w = Int(tdl_wcwidth(scalar.value))
+        return w < 0 ? 1 : w
+    }
+
+    static func width(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// At most `columns` wide; an ellipsis marks a cut.
+    static func fit(_ text: String, _ columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        if width(text) <= columns { return text }
+        var result = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let w = width(of: scalar)
+            if used + w > columns - 1 { break }
+            result.append(scalar)
+            used += w
+        }
+        return String(result) + "…"
+    }
+
+    /// Exactly `columns` wide: cut, then padded with spaces.
+    static func pad(_ text: String, _ columns: Int, alignRight: Bool = false) -> String {
+        let fitted = fit(text, columns)
+        let gap = String(repeating: " ", count: max(0, columns - width(fitted)))
+        return alignRight ? gap + fitted : fitted + gap
+    }
+}

@@ -1,0 +1,203 @@
+import CCurl
+import Foundation
+import TDLCore
+
+/// One libcurl easy handle fetching one segment of one file. It checks the answer itself
+/// (status, Content-Range) before a byte is written: CURLOPT_RANGE is not checked by curl.
+final class Connection {
+    let handle: UnsafeMutableRawPointer
+    unowned let download: FileDownload
+    /// Index into `download.segments`.
+    let segmentIndex: Int
+    /// The first byte this request asked for.
+    let requestStart: Int64
+    let asksForRange: Bool
+    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    // What the current response said (reset on every status line, so redirects don't mix).
+    var status = 0
+    var headers: [String: String] = [:]
+    var headersChecked = false
+    /// Why this connection stopped on purpose, decided by a callback.
+    var stopReason: StopReason?
+
+    enum StopReason {
+        case reachedSegmentEnd
+        case rangeIgnored
+        case rangeNotSatisfiable
+        case httpError(Int, retryAfter: Double?)
+        case writeFailed(FileError)
+        /// A check inside a callback failed; the download fails once curl has let go.
+        case failed(FailReason)
+        case stopped
+    }
+
+    init?(download: FileDownload, segmentIndex: Int, settings: EngineSettings) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.download = download
+        self.segmentIndex = segmentIndex
+        let segment = download.segments[segmentIndex]
+        requestStart = segment.start + segment.written
+        asksForRange = requestStart > 0 || segment.end != nil && download.isSegmented
+        configure(settings)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+    }
+
+    var isHTTP: Bool { download.isHTTP }
+
+    private func configure(_ settings: EngineSettings) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        tdl_setopt_string(handle, CURLOPT_URL, download.url)
+        tdl_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+        tdl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, connectionWriteCallback)
+        tdl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        tdl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, connectionHeaderCallback)
+        tdl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        tdl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        tdl_setopt_long(handle, CURLOPT_MAXREDIRS, 20)
+        tdl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, 512 * 1024)
+        tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        // A transfer below 1 KB/s for the stall time is reconnected and resumed.
+        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
+        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallSeconds)
+        tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
+        tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+        tdl_setopt_string(handle, CURLOPT_USERAGENT, "tdl/\(EngineSettings.version)")
+        tdl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "identity")
+        if settings.insecure {
+            tdl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            tdl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if isHTTP {
+            tdl_setopt_string(handle, CURLOPT_DEFAULT_PROTOCOL, "https")
+        }
+        let segment = download.segments[segmentIndex]
+        if asksForRange {
+            if isHTTP {
+                let end = segment.end.map { String($0 - 1) } ?? ""
+                tdl_setopt_string(handle, CURLOPT_RANGE, "\(requestStart)-\(end)")
+                // A changed file must answer 200, never the bytes of another version.
+                if let validator = download.ifRangeValidator {
+                    headerList = curl_slist_append(headerList, "If-Range: \(validator)")
+                }
+            } else {
+                tdl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(requestStart))
+            }
+        }
+        if let headerList { tdl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList) }
+    }
+
+    func setRateLimit(_ bytesPerSecond: Int64?) {
+        tdl_setopt_off(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(bytesPerSecond ?? 0))
+    }
+
+    // MARK: - Callbacks
+
+    func receiveHeader(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            status = Int(trimmed.split(separator: " ").dropFirst().first ?? "") ?? 0
+            headers = [:]
+            headersChecked = false
+            return
+        }
+        if let colon = trimmed.firstIndex(of: ":") {
+            let name = trimmed[..<colon].lowercased()
+            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
+        }
+    }
+
+    /// Checks the answer before its first byte is written. False stops the transfer.
+    func checkResponse() -> Bool {
+        headersChecked = true
+        guard isHTTP else { return download.connectionStarted(self) }
+        if status >= 400 {
+            if status == 416 && asksForRange {
+                stopReason = .rangeNotSatisfiable
+            } else {
+                stopReason = .httpError(status, retryAfter: headers["retry-after"].flatMap(Self.parseRetryAfter))
+            }
+            return false
+        }
+        if asksForRange {
+            guard status == 206, let range = headers["content-range"], Self.contentRangeStart(range) == requestStart else {
+                // 200 for a range, or a range we did not ask for: the file changed or ranges are ignored.
+                stopReason = .rangeIgnored
+                return false
+            }
+            if let total = Self.contentRangeTotal(range), let size = download.size, total != size {
+                stopReason = .rangeIgnored
+                return false
+            }
+        }
+        return download.connectionStarted(self)
+    }
+
+    static func contentRangeStart(_ value: String) -> Int64? {
+        // "bytes 100-199/1000"
+        guard let space = value.firstIndex(of: " "), let dash = value.firstIndex(of: "-") else { return nil }
+        return Int64(value[value.index(after: space)..<dash])
+    }
+
+    static func contentRangeTotal(_ value: String) -> Int64? {
+        guard let slash = value.lastIndex(of: "/") else { return nil }
+        return Int64(value[value.index(after: slash)...])
+    }
+
+    static func parseRetryAfter(_ value: String) -> Double? {
+        if let seconds = Double(value) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// Writes bytes at the segment's offset; returns how many were taken (fewer stops curl).
+    func receiveBody(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        if !headersChecked, !checkResponse() { return 0 }
+        if stopReason != nil { return 0 }
+        return download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+    }
+
+    var effectiveURL: String? {
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard tdl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else { return nil }
+        return String(cString: pointer)
+    }
+
+    var responseCode: Int {
+        var code = 0
+        tdl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    var contentLength: Int64? {
+        var length: curl_off_t = -1
+        tdl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        return length >= 0 ? Int64(length) : nil
+    }
+}
+
+private let connectionWriteCallback: tdl_data_callback = { pointer, size, count, userData in
+    guard let pointer, let userData else { return 0 }
+    let connection = Unmanaged<Connection>.fromOpaque(userData).takeUnretainedValue()
+    return connection.receiveBody(UnsafeRawPointer(pointer), size * count)
+}
+
+private let connectionHeaderCallback: tdl_data_callback = { pointer, size, count, userData in
+    guard let pointer, let userData else { return 0 }
+    let connection = Unmanaged<Connection>.fromOpaque(userData).takeUnretainedValue()
+    let length = size * count
+    let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+    // Header bytes are untrusted: keep them as UTF-8 when valid, else as Latin-1, never dropped.
+    let line = String(bytes: bytes, encoding: .utf8) ?? String(bytes: bytes, encoding: .isoLatin1) ?? ""
+    connection.receiveHeader(line)
+    return length
+}

@@ -1,0 +1,200 @@
+import CCurl
+import Dispatch
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libcurl engine: every transfer on one multi handle, driven by the caller's event loop
+/// through `wait(timeoutMs:watching:)`. Slow file-system work (fdatasync, the finish) runs on
+/// one background worker that reports back through `curl_multi_wakeup`.
+public final class CurlEngine: TransferEngine {
+    public var onEvent: ((TransferEvent) -> Void)?
+    public let settings: EngineSettings
+
+    let multi: UnsafeMutableRawPointer
+    let worker = DispatchQueue(label: "tdl.worker")
+    lazy var finisher = Finisher(engine: self)
+    var downloads: [String: FileDownload] = [:]
+    /// Downloads that ended but may still receive a worker's answer (kept alive until then).
+    var retired: [ObjectIdentifier: FileDownload] = [:]
+    var globalRateLimit: Int64?
+    var rateLimits: [String: Int64] = [:]
+    var lastCheckpoint: Double = 0
+    var timers: [Double] = []
+    /// Work posted by the worker, run on the loop.
+    private var posted: [() -> Void] = []
+    private let postedLock = NSLock()
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    public init(settings: EngineSettings = .fromEnvironment()) {
+        _ = Self.globalInit
+        self.settings = settings
+        multi = curl_multi_init()!
+        tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    var now: Double { Date().timeIntervalSinceReferenceDate }
+
+    // MARK: - TransferEngine
+
+    public func start(_ job: TransferJob) {
+        guard downloads[job.url] == nil else { return }
+        let download = FileDownload(job: job, engine: self)
+        downloads[job.url] = download
+        if let limit = job.rateLimit { rateLimits[job.url] = limit }
+        download.begin()
+        applyRateLimits()
+    }
+
+    public func stop(url: String) {
+        guard let download = downloads[url] else { return }
+        download.stop()
+        forget(url)
+        // The bytes written so far become durable and are reported once more.
+        download.checkpoint(final: true)
+    }
+
+    public func liveProgress() -> [String: Int64] {
+        downloads.mapValues(\.written)
+    }
+
+    public func setGlobalRateLimit(_ bytesPerSecond: Int64?) {
+        globalRateLimit = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        applyRateLimits()
+    }
+
+    public func setRateLimit(url: String, _ bytesPerSecond: Int64?) {
+        rateLimits[url] = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        applyRateLimits()
+    }
+
+    public func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> {
+        var waitFDs = fds.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+        var timeout = timeoutMs
+        if let next = timers.min() {
+            timeout = max(0, min(timeout, Int((next - now) * 1000) + 1))
+        }
+        var count: Int32 = 0
+        waitFDs.withUnsafeMutableBufferPointer { buffer in
+            _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)
+        }
+        var running: Int32 = 0
+        curl_multi_perform(multi, &running)
+        drainFinishedTransfers()
+        runPosted()
+        runDueTimers()
+        let t = now
+        if t - lastCheckpoint >= 1 {
+            lastCheckpoint = t
+            for download in downloads.values { download.checkpoint() }
+        }
+        var ready = Set<Int32>()
+        for waitFD in waitFDs where waitFD.revents != 0 { ready.insert(waitFD.fd) }
+        return ready
+    }
+
+    public func wakeUp() {
+        curl_multi_wakeup(multi)
+    }
+
+    public func shutdown() {
+        for url in Array(downloads.keys) { stop(url: url) }
+        // Let every pending sync finish so the last checkpoints are reported before exit.
+        worker.sync {}
+        runPosted()
+        worker.sync {}
+        runPosted()
+    }
+
+    // MARK: - Used by downloads
+
+    func report(_ event: TransferEvent) {
+        onEvent?(event)
+    }
+
+    func add(_ connection: Connection) {
+        curl_multi_add_handle(multi, connection.handle)
+        applyRateLimits()
+    }
+
+    func remove(_ connection: Connection) {
+        curl_multi_remove_handle(multi, connection.handle)
+    }
+
+    /// The download left the active set; it stays alive until the worker has nothing of it.
+    func forget(_ url: String) {
+        guard let download = downloads.removeValue(forKey: url) else { return }
+        rateLimits[url] = nil
+        let key = ObjectIdentifier(download)
+        retired[key] = download
+        worker.async { [weak self] in
+            self?.post { self?.retired[key] = nil }
+        }
+    }
+
+    /// Worker → loop: queue `work` and wake the loop.
+    func post(_ work: @escaping () -> Void) {
+        postedLock.lock()
+        posted.append(work)
+        postedLock.unlock()
+        curl_multi_wakeup(multi)
+    }
+
+    func scheduleTimer(at time: Double) {
+        timers.append(time)
+    }
+
+    // MARK: - Loop internals
+
+    private func runPosted() {
+        while true {
+            postedLock.lock()
+            let work = posted
+            posted.removeAll()
+            postedLock.unlock()
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    private func runDueTimers() {
+        let t = now
+        guard timers.contains(where: { $0 <= t }) else { return }
+        timers.removeAll { $0 <= t }
+        for download in downloads.values { download.fillConnections() }
+    }
+
+    private func drainFinishedTransfers() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            var raw: UnsafeMutableRawPointer?
+            tdl_getinfo_pointer(handle, CURLINFO_PRIVATE, &raw)
+            curl_multi_remove_handle(multi, handle)
+            guard let raw else { continue }
+            let connection = Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
+            connection.download.connectionDone(connection, result: result)
+            applyRateLimits()
+        }
+    }
+
+    /// Every connection gets an equal share of its task's limit and of the global one.
+    private func applyRateLimits() {
+        let all = downloads.values.flatMap(\.connections)
+        let globalShare = globalRateLimit.map { $0 / Int64(max(1, all.count)) }
+        for download in downloads.values {
+            let connections = download.connections
+            let taskShare = rateLimits[download.url].map { $0 / Int64(max(1, connections.count)) }
+            let limit = [globalShare, taskShare].compactMap { $0 }.min()
+            for connection in connections { connection.setRateLimit(limit.map { max(1, $0) }) }
+        }
+    }
+}

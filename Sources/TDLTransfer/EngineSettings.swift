@@ -1,0 +1,26 @@
+import Foundation
+
+/// Knobs of the transfer engine that are not per task.
+public struct EngineSettings: Sendable {
+    public static let version = "0.1.0"
+    /// Seconds below 1 KB/s before a connection is dropped and resumed.
+    public var stallSeconds = 30
+    public var connectTimeout = 20
+    /// First backoff before a retry; doubles each time (with jitter), at most 30 s.
+    public var retryBaseSeconds: Double = 1
+    /// Skip TLS verification (only on explicit request).
+    public var insecure = false
+    /// Total connections over all downloads.
+    public var maxTotalConnections = 64
+
+    public init() {}
+
+    /// Test and power-user overrides from the environment (TDL_STALL_SECONDS, TDL_RETRY_BASE).
+    public static func fromEnvironment() -> EngineSettings {
+        var settings = EngineSettings()
+        let env = ProcessInfo.processInfo.environment
+        if let v = env["TDL_STALL_SECONDS"], let n = Int(v), n > 0 { settings.stallSeconds = n }
+        if let v = env["TDL_RETRY_BASE"], let d = Double(v), d >= 0 { settings.retryBaseSeconds = d }
+        return settings
+    }
+}

@@ -1,0 +1,453 @@
+import CCurl
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One file on its way down: its part file, its segments, the connections filling them,
+/// retries and checkpoints. Lives on the event loop; only the part file's syncs run elsewhere.
+final class FileDownload {
+    struct LiveSegment {
+        var start: Int64
+        var end: Int64?
+        /// Bytes written (not yet necessarily durable).
+        var written: Int64
+        /// Bytes known to be durable (fdatasync'ed).
+        var durable: Int64
+        var connection: Connection?
+        var retryAt: Double?
+
+        var isComplete: Bool { end.map { start + written >= $0 } ?? false }
+        var remaining: Int64 { end.map { $0 - start - written } ?? .max }
+    }
+
+    unowned let engine: CurlEngine
+    let job: TransferJob
+    var url: String { job.url }
+    let isHTTP: Bool
+    var fileName: String
+    var size: Int64?
+    var etag: String?
+    var lastModified: String?
+    var part: PartFile?
+    var segments: [LiveSegment] = []
+    var resolved: Bool
+    var failures = 0
+    var writtenAtLastFailure: Int64 = -1
+    var checksumFailures = 0
+    var checkpointInFlight = false
+    var durableTotal: Int64 = 0
+    var finishing = false
+    var stopped = false
+    var bytesSinceWriteback: Int64 = 0
+    var retryAfterSeconds: Double?
+
+    /// Segments are not split below this size (aria2's -k).
+    static let minSegmentSize: Int64 = 1 << 20
+
+    init(job: TransferJob, engine: CurlEngine) {
+        self.job = job
+        self.engine = engine
+        let scheme = URLComponents(string: job.url)?.scheme?.lowercased() ?? ""
+        isHTTP = scheme == "http" || scheme == "https"
+        fileName = job.fileName
+        size = job.size
+        etag = job.etag
+        lastModified = job.lastModified
+        resolved = false
+        segments = job.segments.map { LiveSegment(start: $0.start, end: $0.end, written: $0.done, durable: $0.done) }
+    }
+
+    var isSegmented: Bool { segments.count > 1 }
+    var connections: [Connection] { segments.compactMap(\.connection) }
+    var written: Int64 { segments.reduce(0) { $0 + $1.written } }
+
+    /// The strong ETag, else Last-Modified: what `If-Range` sends so a changed file answers 200.
+    var ifRangeValidator: String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified
+    }
+
+    // MARK: - Starting
+
+    func begin() {
+        if segments.contains(where: { $0.written > 0 }) {
+            do {
+                part = try PartFile.reopen(directory: job.directory, fileName: fileName)
+            } catch let error as FileError {
+                return failNow(error.reason)
+            } catch {
+                return failNow(.unknown("\(error)"))
+            }
+            if let part {
+                clampToFile(part.size)
+                resolved = size != nil
+            } else {
+                engine.report(.note(url: url, text: "the partial file was missing: starting from zero", retries: failures))
+                resetToZero()
+            }
+        } else {
+            if job.partFileIsOurs, let existing = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
+                try? existing.truncate()
+                part = existing
+            }
+            segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
+        }
+        if segments.allSatisfy(\.isComplete), size != nil { return finish() }
+        fillConnections()
+    }
+
+    /// After a crash the database is trusted, but a part file shorter than recorded (truncated
+    /// by someone) can only be trusted up to its length.
+    func clampToFile(_ fileSize: Int64) {
+        for i in segments.indices {
+            let available = max(0, fileSize - segments[i].start)
+            if segments[i].written > available {
+                segments[i].written = available
+                segments[i].durable = min(segments[i].durable, available)
+            }
+        }
+    }
+
+    func resetToZero() {
+        for connection in connections { engine.remove(connection) }
+        segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
+        try? part?.truncate()
+        etag = nil
+        lastModified = nil
+        size = nil
+        resolved = false
+    }
+
+    /// Starts a connection for every segment that needs one, up to the connection count.
+    func fillConnections() {
+        guard !stopped, !finishing else { return }
+        let now = engine.now
+        for i in segments.indices where segments[i].connection == nil && !segments[i].isComplete {
+            if connections.count >= max(1, job.connections) { break }
+            if let retryAt = segments[i].retryAt, retryAt > now { continue }
+            segments[i].retryAt = nil
+            guard let connection = Connection(download: self, segmentIndex: i, settings: engine.settings) else { continue }
+            segments[i].connection = connection
+            engine.add(connection)
+        }
+        if connections.count < job.connections && resolved && isHTTP && size != nil {
+            splitLargestSegment()
+        }
+    }
+
+    /// When a connection is free, the largest remaining segment is cut in two so the tail of
+    /// the file does not crawl on one connection.
+    func splitLargestSegment() {
+        guard let i = segments.indices.filter({ segments[$0].connection != nil })
+            .max(by: { segments[$0].remaining < segments[$1].remaining }),
+            let end = segments[i].end, segments[i].remaining >= 2 * Self.minSegmentSize else { return }
+        let middle = segments[i].start + segments[i].written + segments[i].remaining / 2
+        segments[i].end = middle
+        segments.append(LiveSegment(start: middle, end: end, written: 0, durable: 0))
+        let index = segments.count - 1
+        guard let connection = Connection(download: self, segmentIndex: index, settings: engine.settings) else { return }
+        segments[index].connection = connection
+        engine.add(connection)
+    }
+
+    // MARK: - The first answer
+
+    /// Called once per connection when its answer checked out. The first one decides the
+    /// name, size and validators. False stops the transfer.
+    func connectionStarted(_ connection: Connection) -> Bool {
+        guard !resolved else { return true }
+        let headers = connection.headers
+        let status = connection.status
+        if isHTTP {
+            if status == 206, let range = headers["content-range"] {
+                size = Connection.contentRangeTotal(range)
+            } else if headers["transfer-encoding"]?.lowercased().contains("chunked") != true {
+                size = headers["content-length"].flatMap { Int64($0) } ?? connection.contentLength
+            } else {
+                size = nil
+            }
+            etag = headers["etag"]
+            lastModified = headers["last-modified"]
+        } else {
+            size = connection.contentLength
+        }
+        if part == nil {
+            var name = job.fileName
+            if !job.nameIsFixed {
+                if let header = headers["content-disposition"], let raw = ContentDisposition.fileName(from: header),
+                   let clean = FileNameSanitizer.sanitize(raw) {
+                    name = clean
+                } else if let effective = connection.effectiveURL {
+                    name = URLCheck.suggestedFileName(for: effective)
+                }
+            }
+            do {
+                part = try PartFile.create(directory: job.directory, preferredName: name)
+            } catch let error as FileError {
+                connection.stopReason = .failed(error.reason)
+                return false
+            } catch {
+                connection.stopReason = .failed(.unknown("\(error)"))
+                return false
+            }
+            fileName = part!.fileName
+        }
+        if let size, let free = Self.freeSpace(job.directory), free < size - written {
+            // Reed's full-disk check: say so before writing, not halfway.
+            connection.stopReason = .failed(.diskFull)
+            return false
+        }
+        resolved = true
+        engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: headers["content-type"],
+                                etag: etag, lastModified: lastModified, finalURL: connection.effectiveURL))
+        if let size {
+            segments[0].end = size
+            let acceptsRanges = headers["accept-ranges"]?.lowercased().contains("bytes") == true || status == 206
+            if isHTTP && acceptsRanges && job.connections > 1 && segments.count == 1 && connection.requestStart == 0 {
+                planSegments(size)
+            }
+        }
+        return true
+    }
+
+    /// Splits a fresh file into up to N segments of at least the minimum size; the first
+    /// connection keeps reading the first one.
+    func planSegments(_ size: Int64) {
+        let count = Int(min(Int64(job.connections), max(1, size / Self.minSegmentSize)))
+        guard count > 1 else { return }
+        let step = size / Int64(count)
+        segments[0].end = step
+        for k in 1..<count {
+            let start = Int64(k) * step
+            segments.append(LiveSegment(start: start, end: k == count - 1 ? size : start + step, written: 0, durable: 0))
+        }
+        // We are inside a curl callback, where handles cannot be added: do it right after.
+        engine.post { self.fillConnections() }
+    }
+
+    static func freeSpace(_ directory: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    // MARK: - Writing
+
+    func write(_ pointer: UnsafeRawPointer, _ count: Int, segmentIndex i: Int, connection: Connection) -> Int {
+        guard let part else { return 0 }
+        let n = Int(min(Int64(count), segments[i].remaining))
+        if n > 0 {
+            do {
+                try part.write(pointer, count: n, at: segments[i].start + segments[i].written)
+            } catch let error as FileError {
+                connection.stopReason = .writeFailed(error)
+                return 0
+            } catch {
+                connection.stopReason = .writeFailed(.other("\(error)"))
+                return 0
+            }
+            segments[i].written += Int64(n)
+            bytesSinceWriteback += Int64(n)
+            if bytesSinceWriteback >= 32 << 20 {
+                bytesSinceWriteback = 0
+                engine.worker.async { part.startWriteback() }
+            }
+        }
+        if n < count { connection.stopReason = .reachedSegmentEnd }
+        return n
+    }
+
+    // MARK: - A connection ended
+
+    func connectionDone(_ connection: Connection, result: CURLcode) {
+        let i = connection.segmentIndex
+        segments[i].connection = nil
+        if stopped { return }
+        if !resolved && !connection.headersChecked && result == CURLE_OK {
+            // An empty body never reached the write callback: check the answer now.
+            if !connection.checkResponse() { return connectionFailed(connection, result: result) }
+        }
+        let ok = result == CURLE_OK || connection.stopReason.map { if case .reachedSegmentEnd = $0 { return true }; return false } == true
+        if ok {
+            if segments[i].end == nil {
+                // Unknown size (chunked): the end of the answer is the end of the file.
+                segments[i].end = segments[i].start + segments[i].written
+                if size == nil { size = segments[i].end }
+            }
+            if segments[i].isComplete {
+                return advance()
+            }
+            // The server ended the answer early without an error: resume the rest.
+            return retrySegment(i, reason: .noNetwork("the server closed the connection early"))
+        }
+        connectionFailed(connection, result: result)
+    }
+
+    func connectionFailed(_ connection: Connection, result: CURLcode) {
+        let i = connection.segmentIndex
+        switch connection.stopReason {
+        case .rangeIgnored?:
+            engine.report(.note(url: url, text: "the server ignored the range or the file changed: restarted from zero", retries: failures))
+            resetToZero()
+            return fillConnections()
+        case .rangeNotSatisfiable?:
+            if let size, connection.requestStart >= size, segments.allSatisfy(\.isComplete) { return advance() }
+            engine.report(.note(url: url, text: "the server no longer has those bytes (416): restarted from zero", retries: failures))
+            resetToZero()
+            return fillConnections()
+        case .httpError(let code, let retryAfter)?:
+            let reason = FailReason.httpStatus(code)
+            if reason.isTransient {
+                retryAfterSeconds = retryAfter
+                return retrySegment(i, reason: reason)
+            }
+            return failNow(reason)
+        case .writeFailed(let error)?:
+            return failNow(error.reason)
+        case .failed(let reason)?:
+            return failNow(reason)
+        case .stopped?:
+            return
+        default:
+            break
+        }
+        let reason = Self.reason(for: result, connection: connection)
+        if reason.isTransient { retrySegment(i, reason: reason) } else { failNow(reason) }
+    }
+
+    static func reason(for code: CURLcode, connection: Connection) -> FailReason {
+        let text = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_PARTIAL_FILE,
+             CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return .noNetwork(text.lowercased())
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .badURL(text)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return .tls(text)
+        case CURLE_REMOTE_FILE_NOT_FOUND, CURLE_FILE_COULDNT_READ_FILE: return .httpStatus(404)
+        case CURLE_LOGIN_DENIED: return .httpStatus(401)
+        case CURLE_HTTP_RETURNED_ERROR: return .httpStatus(connection.responseCode)
+        default: return .unknown(text)
+        }
+    }
+
+    /// Transient failure: try the segment again after a backoff with jitter, up to the retry count.
+    /// Progress since the last failure resets the count: a flaky server that keeps giving bytes
+    /// is not a dead one.
+    func retrySegment(_ i: Int, reason: FailReason) {
+        let total = written
+        if total > writtenAtLastFailure { failures = 0 }
+        writtenAtLastFailure = total
+        failures += 1
+        if failures > job.maxRetries { return failNow(reason) }
+        let backoff = retryAfterSeconds ?? min(30, engine.settings.retryBaseSeconds * pow(2, Double(failures - 1)))
+        retryAfterSeconds = nil
+        segments[i].retryAt = engine.now + backoff * Double.random(in: 0.8...1.2)
+        engine.report(.note(url: url, text: "\(reason.message): retry \(failures) of \(job.maxRetries)", retries: failures))
+        engine.scheduleTimer(at: segments[i].retryAt!)
+    }
+
+    /// Next step after a segment completed: more connections, or the finish.
+    func advance() {
+        if segments.allSatisfy(\.isComplete) && connections.isEmpty {
+            return finish()
+        }
+        fillConnections()
+    }
+
+    // MARK: - Checkpoints
+
+    /// fdatasync in the background, then report the offsets that are now durable.
+    func checkpoint(final: Bool = false, then: (() -> Void)? = nil) {
+        guard let part, !checkpointInFlight || final else { then?(); return }
+        let snapshot = segments.map { Segment(start: $0.start, end: $0.end, done: $0.written) }
+        let total = snapshot.reduce(0) { $0 + $1.done }
+        guard total != durableTotal || final else { then?(); return }
+        checkpointInFlight = true
+        engine.worker.async { [engine = self.engine] in
+            let synced = (try? part.syncData()) != nil
+            engine.post {
+                self.checkpointInFlight = false
+                if synced {
+                    self.durableTotal = total
+                    for (k, segment) in snapshot.enumerated() where k < self.segments.count {
+                        self.segments[k].durable = segment.done
+                    }
+                    engine.report(.checkpoint(url: self.url, segments: snapshot))
+                }
+                then?()
+            }
+        }
+    }
+
+    // MARK: - Ending
+
+    func stop() {
+        stopped = true
+        for connection in connections {
+            connection.stopReason = .stopped
+            engine.remove(connection)
+        }
+        for i in segments.indices { segments[i].connection = nil }
+    }
+
+    func failNow(_ reason: FailReason) {
+        stop()
+        let snapshot = segments.map { Segment(start: $0.start, end: $0.end, done: $0.written) }
+        let finalize = { [engine, url] in
+            engine.report(.failed(url: url, reason: reason, segments: snapshot))
+            engine.forget(url)
+        }
+        if let part {
+            engine.worker.async { [engine = self.engine] in
+                _ = try? part.syncData()
+                engine.post(finalize)
+            }
+        } else {
+            finalize()
+        }
+    }
+
+    /// Verify size and checksum, fsync, rename into place, fsync the directory — off the loop.
+    func finish() {
+        guard let part, !finishing else {
+            if part == nil { failNow(.unknown("nothing was received")) }
+            return
+        }
+        finishing = true
+        let expectedSize = size
+        let checksum = job.checksum
+        engine.finisher.enqueue(part: part, expectedSize: expectedSize, checksum: checksum) { result in
+            self.finished(result)
+        }
+    }
+
+    func finished(_ result: Finisher.Result) {
+        finishing = false
+        switch result {
+        case .done(let path, let bytes):
+            engine.report(.finished(url: url, path: path, size: bytes))
+            engine.forget(url)
+        case .checksumMismatch(let expected, let actual):
+            checksumFailures += 1
+            if checksumFailures > job.maxRetries {
+                try? part?.truncate()
+                segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
+                return failNow(.checksumMismatch(expected: expected, actual: actual))
+            }
+            engine.report(.note(url: url, text: "checksum mismatch: downloading again (\(checksumFailures) of \(job.maxRetries))", retries: checksumFailures))
+            resetToZero()
+            fillConnections()
+        case .sizeMismatch(let expected, let actual):
+            engine.report(.note(url: url, text: "size is \(actual), expected \(expected): restarted from zero", retries: failures))
+            resetToZero()
+            fillConnections()
+        case .failed(let reason):
+            failNow(reason)
+        }
+    }
+}

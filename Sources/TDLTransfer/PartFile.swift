@@ -1,0 +1,137 @@
+import CCurl
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `.part` file beside the target, and the crash-safe way to finish it: data is written
+/// at offsets, fdatasync'ed before its offsets are recorded, and at the end fsync'ed and
+/// renamed into place without replacing anything.
+final class PartFile {
+    let directory: String
+    private(set) var fileName: String
+    let fd: Int32
+
+    var partPath: String { Self.partPath(directory, fileName) }
+
+    static func partPath(_ directory: String, _ name: String) -> String {
+        (directory as NSString).appendingPathComponent(name) + ".part"
+    }
+
+    private init(directory: String, fileName: String, fd: Int32) {
+        self.directory = directory
+        self.fileName = fileName
+        self.fd = fd
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Opens the part file of an earlier run; nil when it is missing.
+    static func reopen(directory: String, fileName: String) throws -> PartFile? {
+        let fd = Glibc.open(partPath(directory, fileName), O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw FileError.from(errno, partPath(directory, fileName))
+        }
+        return PartFile(directory: directory, fileName: fileName, fd: fd)
+    }
+
+    /// Creates a new part file under the first free name: neither `name` nor `name.part` may
+    /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
+    static func create(directory: String, preferredName: String) throws -> PartFile {
+        for n in 0..<10_000 {
+            let name = n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n)
+            let target = (directory as NSString).appendingPathComponent(name)
+            if access(target, F_OK) == 0 { continue }
+            let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
+            if errno == EEXIST { continue }
+            throw FileError.from(errno, partPath(directory, name))
+        }
+        throw FileError.other("no free file name for \(preferredName)")
+    }
+
+    var size: Int64 {
+        var st = stat()
+        return fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
+    }
+
+    func truncate(to length: Int64 = 0) throws {
+        if ftruncate(fd, off_t(length)) != 0 { throw FileError.from(errno, partPath) }
+    }
+
+    /// Writes all of `count` bytes at `offset`.
+    func write(_ pointer: UnsafeRawPointer, count: Int, at offset: Int64) throws {
+        var done = 0
+        while done < count {
+            let n = pwrite(fd, pointer + done, count - done, off_t(offset + Int64(done)))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError.from(errno, partPath)
+            }
+            done += n
+        }
+    }
+
+    /// Starts writeback of what was written so far without waiting, so the final fsync is short.
+    func startWriteback() {
+        _ = tdl_start_writeback(fd)
+    }
+
+    func syncData() throws {
+        if fdatasync(fd) != 0 { throw FileError.from(errno, partPath) }
+    }
+
+    /// fsync, then rename `name.part` to a free final name (never replacing a file), then fsync
+    /// the directory so the rename itself is durable. Returns the final path.
+    func finish(syncingDirectory: Bool = true) throws -> String {
+        if fsync(fd) != 0 { throw FileError.from(errno, partPath) }
+        let from = partPath
+        for n in 0..<10_000 {
+            let name = n == 0 ? fileName : FileNameSanitizer.numbered(fileName, n)
+            let target = (directory as NSString).appendingPathComponent(name)
+            // link() fails with EEXIST instead of replacing: the no-replace rename on any file system.
+            if link(from, target) == 0 {
+                unlink(from)
+                fileName = name
+                if syncingDirectory { Self.syncDirectory(directory) }
+                return target
+            }
+            if errno == EEXIST { continue }
+            if errno == EPERM || errno == ENOTSUP || errno == EXDEV {
+                // File systems without hard links: check then rename (a small race, no data loss of ours).
+                if access(target, F_OK) == 0 { continue }
+                if rename(from, target) == 0 { fileName = name; if syncingDirectory { Self.syncDirectory(directory) }; return target }
+            }
+            throw FileError.from(errno, target)
+        }
+        throw FileError.other("no free file name for \(fileName)")
+    }
+
+    static func syncDirectory(_ directory: String) {
+        let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            Glibc.close(dfd)
+        }
+    }
+}
+
+/// File-system failures, mapped to the reasons the user sees.
+enum FileError: Error {
+    case diskFull
+    case other(String)
+
+    static func from(_ code: Int32, _ path: String) -> FileError {
+        if code == ENOSPC || code == EDQUOT { return .diskFull }
+        return .other("\(path): \(String(cString: strerror(code)))")
+    }
+
+    var reason: FailReason {
+        switch self {
+        case .diskFull: return .diskFull
+        case .other(let text): return .fileSystem(text)
+        }
+    }
+}

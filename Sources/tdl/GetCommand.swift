@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+
+nonisolated(unsafe) private var getInterrupted: Int32 = 0
+
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Download URLs without the full-screen list, and wait until they are done.",
+        discussion: """
+            A URL already in the session continues where it stopped, so running the same \
+            command again after a crash or kill -9 resumes. \(ExitStatus.help)
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "URLs to download.")
+    var urls: [String] = []
+
+    @Option(name: .short, help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
+    var inputFile: String?
+
+    @Option(name: .short, help: ArgumentHelp("Save the (single) URL under this file name.", valueName: "name"))
+    var output: String?
+
+    @Option(name: .short, help: "Downloads at the same time.")
+    var jobs: Int?
+
+    @Option(name: .short, help: "Connections per file (1-16).")
+    var connections: Int = 8
+
+    @Option(help: ArgumentHelp("Total download rate cap, e.g. 500K or 2M.", valueName: "rate"))
+    var limitRate: String?
+
+    @Option(help: ArgumentHelp("Verify the file: md5|sha1|sha256|sha512=HEX.", valueName: "algo=hex"))
+    var checksum: String?
+
+    @Flag(help: "Also run every unfinished download of the session.")
+    var all = false
+
+    @Flag(name: .short, help: "No progress output.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...16).contains(connections) else { throw ValidationError("-x must be between 1 and 16") }
+        if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1") }
+        if output != nil && urls.count + (inputFile == nil ? 0 : 2) > 1 {
+            throw ValidationError("-o names one file: give exactly one URL")
+        }
+        if let checksum, Checksum(checksum) == nil {
+            throw ValidationError("--checksum must look like sha256=<64 hex digits> (md5, sha1, sha256, sha512)")
+        }
+        if let limitRate, ByteFormat.parseRate(limitRate) == nil {
+            throw ValidationError("--limit-rate must look like 500K, 2M or 1048576")
+        }
+        if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
+    }
+
+    func run() throws {
+        var entries = urls.map { InputFile.Entry(url: $0, out: output) }
+        var problems: [String] = []
+        do {
+            if let inputFile {
+                let input = try InputFile.read(inputFile)
+                entries += input.entries
+                problems += input.problems
+            }
+        } catch {
+            exit(with: error)
+        }
+        for problem in problems { warn(problem) }
+        let session: Session
+        do {
+            session = try Session(options: global, downloading: true)
+            try Paths.ensureWritableDirectory(session.downloadDirectory)
+            for dir in Set(entries.compactMap(\.dir)) { try Paths.ensureWritableDirectory(Paths.absolute(dir)) }
+        } catch {
+            exit(with: error)
+        }
+        if let notice = session.notice { warn(notice) }
+        let manager = session.manager
+        let savedLimit = manager.maxDownloadCount
+        let savedConnections = manager.settings.connectionsPerDownload
+        manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
+        manager.setConnectionsPerDownload(connections)
+        if let limitRate { manager.setGlobalRateLimit(ByteFormat.parseRate(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
+
+        var requested: [String] = []
+        var rejected: [String] = []
+        for entry in entries {
+            let checksumValue = (entry.checksum ?? checksum).flatMap(Checksum.init)
+            if entry.checksum != nil && checksumValue == nil {
+                rejected.append("\(entry.url): bad checksum \"\(entry.checksum!)\"")
+                continue
+            }
+            let result = manager.add([entry.url], directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
+            for r in result.rejected { rejected.append("\(r.url): \(r.reason)") }
+            requested += result.added
+            requested += result.existing
+        }
+        for line in rejected { warn(line) }
+        if all { requested += manager.unfinishedList }
+        requested = Array(NSOrderedSet(array: requested)) as! [String]
+        // Tasks from an earlier run continue; a failed one is tried again.
+        let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
+        manager.resumeTasks(toResume, queueIfFull: true)
+        manager.flush()
+
+        signal(SIGINT) { _ in getInterrupted = 1 }
+        signal(SIGTERM) { _ in getInterrupted = 1 }
+        let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
+        let wanted = Set(requested)
+        func pending() -> Bool {
+            wanted.contains { url in
+                guard let state = manager.state(of: url) else { return false }
+                return state == .downloading || state == .waiting
+            }
+        }
+        while pending() && getInterrupted == 0 {
+            _ = manager.runOnce(timeoutMs: 200)
+            progress.update()
+        }
+        progress.finish()
+        manager.maxDownloadCount = savedLimit
+        manager.setConnectionsPerDownload(savedConnections)
+        manager.shutdown()
+        if getInterrupted != 0 {
+            warn("interrupted: run the same command again to continue")
+            Foundation.exit(ExitStatus.interrupted)
+        }
+        var failed = false
+        for url in requested {
+            guard let task = manager.task(url) else { continue }
+            if task.state != .finished {
+                failed = true
+                warn("\(url): \(task.failReason?.message ?? ListStateWord.word(task.state))")
+            }
+        }
+        if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
+        if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }
+    }
+}
+
+func warn(_ text: String) {
+    FileHandle.standardError.write(Data(("tdl: " + ScreenSafe.clean(text) + "\n").utf8))
+}
+
+enum ListStateWord {
+    static func word(_ state: TaskState) -> String {
+        switch state {
+        case .waiting: return "waiting"
+        case .downloading: return "downloading"
+        case .paused: return "paused"
+        case .stopped: return "stopped"
+        case .finished: return "done"
+        case .failed: return "failed"
+        }
+    }
+}
+
+/// Text from outside printed to a terminal: control characters and escapes become "?".
+enum ScreenSafe {
+    static func clean(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { s in
+            (s.value < 0x20 && s != "\t") || (s.value >= 0x7F && s.value < 0xA0) ? "?" : s
+        }))
+    }
+}

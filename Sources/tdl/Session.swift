@@ -1,0 +1,53 @@
+import Foundation
+import TDLCore
+import TDLStore
+import TDLTransfer
+
+/// Opens one session: its database, its lock, a manager and (when downloading) the engine.
+final class Session {
+    let home: String
+    let name: String
+    let store: SQLiteSessionStore
+    let manager: DownloadManager
+    let lock: SessionLock?
+    /// Something the user must hear about (a damaged database moved aside).
+    var notice: String?
+    /// How many downloads were interrupted last time and continue now.
+    var interrupted = 0
+
+    /// `downloading` opens the engine and takes the session's lock.
+    init(options: GlobalOptions, downloading: Bool, restoring: Bool = true) throws {
+        home = Paths.home(options.home)
+        name = options.session
+        do {
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError.store("cannot create the tdl home \(home): \(error.localizedDescription)")
+        }
+        chmod(home, 0o700)
+        if downloading {
+            guard let lock = try SessionLock(home: home, session: name) else { throw CLIError.sessionInUse(name) }
+            self.lock = lock
+        } else {
+            lock = nil
+        }
+        do {
+            store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name)
+        } catch let error as StoreError {
+            throw CLIError.store(error.description)
+        }
+        notice = store.recoveryNotice?.description
+        let engine: TransferEngine? = downloading ? CurlEngine() : nil
+        manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
+        do {
+            interrupted = try manager.load(restoring: restoring)
+        } catch {
+            throw CLIError.store("cannot read the session: \(error)")
+        }
+        // -d names the session's download folder from now on.
+        if let dir = options.dir { manager.setDownloadDirectory(Paths.absolute(dir)) }
+    }
+
+    /// The folder new downloads go to.
+    var downloadDirectory: String { manager.settings.downloadDirectory ?? manager.defaultDirectory }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Folder that holds the session database (env TDL_HOME; default $XDG_DATA_HOME/tdl or ~/.local/share/tdl).", valueName: "dir"))
+    var home: String?
+
+    @Option(help: "Name of the session: independent lists side by side.")
+    var session: String = "default"
+
+    @Option(name: [.short, .customLong("dir")], help: ArgumentHelp("Download folder (default $XDG_DOWNLOAD_DIR or ~/Downloads); remembered by the session.", valueName: "dir"))
+    var dir: String?
+}
+
+@main
+struct TDLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tdl",
+        abstract: "A download manager that lives in the terminal.",
+        discussion: """
+            Without a subcommand tdl opens its full-screen list. Press ? there for every key.
+            Quitting, a crash or kill -9 keep the list: unfinished downloads continue from the \
+            bytes they have.
+
+            \(ExitStatus.help)
+            """,
+        subcommands: [UICommand.self, GetCommand.self, AddCommand.self, ListCommand.self, DebugCommand.self],
+        defaultSubcommand: UICommand.self
+    )
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+import TDLTerminal
+
+struct UICommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ui", abstract: "Open the full-screen list (the default).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let session: Session
+        do {
+            session = try Session(options: global, downloading: true)
+            try Paths.ensureWritableDirectory(session.downloadDirectory)
+        } catch {
+            exit(with: error)
+        }
+        var options = TerminalApp.Options()
+        let env = ProcessInfo.processInfo.environment
+        options.scriptPath = env["TDL_SCRIPT"]
+        if let size = env["TDL_SCRIPT_SIZE"] {
+            let numbers = size.split(separator: "x").compactMap { Int($0) }
+            if numbers.count == 2 { options.headlessSize = (rows: numbers[1], columns: numbers[0]) }
+        }
+        options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true
+        var messages: [String] = []
+        if let notice = session.notice { messages.append(notice) }
+        if session.interrupted > 0 {
+            messages.append("restored \(session.interrupted) interrupted download\(session.interrupted == 1 ? "" : "s")")
+        }
+        options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
+        TerminalApp(manager: session.manager, options: options).run()
+        session.manager.shutdown()
+    }
+}
