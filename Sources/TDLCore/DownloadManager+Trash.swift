@@ -34,6 +34,7 @@ extension DownloadManager {
         return Dictionary(removed.map { ($0.url, $0.from) }, uniquingKeysWith: { a, _ in a })
     }
 
+    @discardableResult
     public func deleteAllTasks(keepFinishedFile: Bool = false) -> [String: ListIndex] {
         deleteTasks(sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
     }

@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+final class ActivityTests: XCTestCase {
+    func testPerTaskAndOverallSpeedAndETA() {
+        let f = Fixture()
+        let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
+        f.engine.resolve(a, name: "a", size: 10_000)
+        // b's size stays unknown.
+        for second in 0 ... 3 {
+            f.engine.live = [a: Int64(second * 1000), b: Int64(second * 500)]
+            f.manager.tick()
+            f.clock.advance(1)
+        }
+        let activityA = f.manager.activity[a]!
+        XCTAssertEqual(activityA.received, 3000)
+        XCTAssertEqual(activityA.expected, 10_000)
+        XCTAssertEqual(activityA.speed, 1000)
+        XCTAssertEqual(activityA.eta!, 7, accuracy: 0.01)
+        XCTAssertEqual(f.manager.activity[b]!.speed, 500)
+        XCTAssertNil(f.manager.activity[b]!.eta, "unknown size: unknown ETA")
+        XCTAssertEqual(f.manager.overallSpeed, 1500)
+        XCTAssertNil(f.manager.overallETA, "one size unknown: overall unknown")
+        XCTAssertEqual(f.manager.progress(of: a), 0.3, accuracy: 0.001)
+
+        f.manager.pauseTasks([b])
+        XCTAssertNil(f.manager.activity[b], "only downloading tasks have activity")
+        f.engine.live = [a: 4000]
+        f.manager.tick()
+        XCTAssertEqual(f.manager.overallSpeed, 1000)
+        XCTAssertEqual(f.manager.overallETA!, 6, accuracy: 0.01, "6,000 bytes left at 1,000 B/s")
+    }
+
+    func testSpeedIsASlidingWindowAndAStallMeansUnknownETA() {
+        var meter = SpeedMeter(window: 4)
+        for t in 0 ... 10 { meter.add(time: Double(t), bytes: Int64(t * 1000)) }
+        XCTAssertEqual(meter.bytesPerSecond, 1000)
+        for t in 11 ... 16 { meter.add(time: Double(t), bytes: 10_000) }
+        XCTAssertEqual(meter.bytesPerSecond, 0, "a stall shows within the window")
+        XCTAssertNil(meter.eta(remaining: 5000))
+        meter.add(time: 17, bytes: 0)
+        XCTAssertEqual(meter.bytesPerSecond, 0, "a restart from zero forgets old samples")
+        XCTAssertNil(SpeedMeter().eta(remaining: nil))
+    }
+
+    func testEventsForTheUI() {
+        let f = Fixture(trash: true)
+        let a = f.add(["a"])[0]
+        XCTAssertTrue(f.events.contains(.listChanged))
+        XCTAssertTrue(f.events.contains(.taskChanged(a)))
+        f.events.removeAll()
+        f.manager.pauseTasks([a])
+        XCTAssertEqual(f.events, [.taskChanged(a), .allDownloadsOver])
+        f.events.removeAll()
+        f.manager.deleteTasks([a])
+        XCTAssertEqual(f.events, [.deleted(url: a, from: ix(0, 0), count: 1, nth: 1), .listChanged])
+    }
+
+    func testLoadRestoresInterruptedDownloads() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.maxDownloadCount = 1
+        settings.isTrashOpened = true
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        var tasks = [
+            DownloadTask(url: "https://example.com/a", fileName: "a", directory: folder, addTime: t0, state: .downloading),
+            DownloadTask(url: "https://example.com/b", fileName: "b", directory: folder, addTime: t0 + 1, state: .waiting),
+            DownloadTask(url: "https://example.com/c", fileName: "c", directory: folder, addTime: t0 + 2, state: .paused),
+            DownloadTask(url: "https://example.com/d", fileName: "d", directory: folder, addTime: t0 + 3, state: .stopped),
+            DownloadTask(url: "https://example.com/e", fileName: "e", directory: folder, addTime: t0 + 4, state: .paused),
+        ]
+        tasks[3].deletedAt = t0 + 10
+        tasks[4].deletedAt = t0 + 20
+        let store = FakeStore(SessionSnapshot(tasks: tasks, settings: settings))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
+        var events: [ManagerEvent] = []
+        manager.onEvent = { events.append($0) }
+        XCTAssertEqual(try manager.load(), 1)
+        XCTAssertTrue(events.contains(.restoredInterrupted(1)))
+        XCTAssertEqual(engine.started, ["https://example.com/a"])
+        XCTAssertEqual(manager.state(of: "https://example.com/b"), .waiting)
+        XCTAssertEqual(manager.toDeleteList, ["https://example.com/e", "https://example.com/d"])
+        XCTAssertEqual(manager.downloadList, [["https://example.com/a", "https://example.com/b", "https://example.com/c"]])
+        XCTAssertEqual(manager.maxDownloadCount, 1)
+    }
+
+    func testManualLayoutSurvivesALoad() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.sortType = .manual
+        let tasks = ["x", "y", "z"].map { DownloadTask(url: "https://example.com/\($0)", fileName: $0, directory: folder, state: .stopped) }
+        let layout = ManualLayout(sections: [["https://example.com/z", "https://example.com/gone"], ["https://example.com/x"]], titles: ["One", "Two", "Extra"])
+        let manager = DownloadManager(defaultDirectory: folder, store: FakeStore(SessionSnapshot(tasks: tasks, settings: settings, manualLayout: layout)))
+        try manager.load()
+        XCTAssertEqual(manager.sectionTitles, ["One", "Two"])
+        XCTAssertEqual(manager.downloadList, [["https://example.com/z"], ["https://example.com/x", "https://example.com/y"]],
+                       "unknown URLs drop out; a task the layout lost is still shown")
+    }
+}

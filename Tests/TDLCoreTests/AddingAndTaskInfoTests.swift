@@ -1,0 +1,130 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+final class AddingAndTaskInfoTests: XCTestCase {
+    func testAddFiltersInvalidAndRepeatedURLsAndSaysWhy() {
+        let f = Fixture(trash: true)
+        let a = Fixture.url("a.iso")
+        let result = f.manager.add([a, "ftp://example.com/b.zip", "nonsense", "", "gopher://x/c", "https://exa mple.com/d", a])
+        XCTAssertEqual(result.added, [a, "ftp://example.com/b.zip"])
+        XCTAssertEqual(result.rejected.map(\.url), ["nonsense", "", "gopher://x/c", "https://exa mple.com/d"])
+        XCTAssertEqual(result.rejected.map(\.reason), ["not a URL", "empty URL", "unsupported scheme \"gopher\"", "contains spaces or control characters"])
+        XCTAssertEqual(result.existing, [a])
+        XCTAssertEqual(result.duplicates.map(\.reason), ["repeated in this batch"])
+
+        XCTAssertEqual(f.manager.add([a]).duplicates.map(\.reason), ["already in the list"])
+        f.manager.deleteTasks([a])
+        XCTAssertEqual(f.manager.add([a]).duplicates.map(\.reason), ["already in the trash"])
+        XCTAssertEqual(f.manager.add([]).added, [])
+    }
+
+    func testTaskIsKeyedByItsURLAndCaseMatters() {
+        let f = Fixture()
+        let result = f.manager.add(["https://example.com/A.iso", "https://example.com/a.iso"])
+        XCTAssertEqual(result.added.count, 2)
+        XCTAssertEqual(f.manager.allTasksSet.count, 2)
+    }
+
+    func testDisplayNameHidesExtensionOnlyWhenAsked() {
+        let f = Fixture()
+        let (a, b) = (Fixture.url("song.tar.gz"), Fixture.url("README"))
+        f.manager.add([a, b])
+        XCTAssertEqual(f.manager.displayName(of: a), "song.tar.gz")
+        f.manager.hiddenFileExtension = true
+        XCTAssertEqual(f.manager.displayName(of: a), "song")
+        XCTAssertEqual(f.manager.fileDisplayName(ofTask: b), "README")
+        f.manager.changeDisplayNameOfTask(a, to: "My Song")
+        XCTAssertEqual(f.manager.displayName(of: a), "My Song")
+        f.manager.changeDisplayNameOfTask(a, to: "")
+        XCTAssertEqual(f.manager.displayName(of: a), "song")
+        XCTAssertNil(f.manager.displayName(of: "https://example.com/unknown"))
+    }
+
+    func testFileTypeByExtensionThenMIMEType() {
+        XCTAssertEqual(FileType.classify(fileName: "a.JPG"), .image)
+        XCTAssertEqual(FileType.classify(fileName: "a.flac"), .audio)
+        XCTAssertEqual(FileType.classify(fileName: "a.mkv"), .video)
+        XCTAssertEqual(FileType.classify(fileName: "a.pdf"), .document)
+        XCTAssertEqual(FileType.classify(fileName: "a.tar.gz"), .archive)
+        XCTAssertEqual(FileType.classify(fileName: "a.weird"), .other)
+        XCTAssertEqual(FileType.classify(fileName: ".zip"), .other, "a hidden file has no extension")
+        XCTAssertEqual(FileType.classify(fileName: "download", mimeType: "video/mp4"), .video)
+        XCTAssertEqual(FileType.classify(fileName: "download", mimeType: "application/pdf"), .document)
+        XCTAssertEqual(FileType.classify(fileName: "download", mimeType: "application/gzip"), .archive)
+        XCTAssertEqual(FileType.classify(fileName: "a.verylongextension", mimeType: "image/png"), .image)
+    }
+
+    func testFileNameExtensionsKeepCompoundOnesWhole() {
+        XCTAssertEqual(FileName.fullExtension("a.tar.gz"), ".tar.gz")
+        XCTAssertEqual(FileName.fullExtension("a.TAR.XZ"), ".TAR.XZ")
+        XCTAssertEqual(FileName.fullExtension(".tar.gz"), ".gz")
+        XCTAssertEqual(FileName.fullExtension("a.gz"), ".gz")
+        XCTAssertEqual(FileName.fullExtension(".bashrc"), "")
+        XCTAssertEqual(FileName.fullExtension("noext"), "")
+        XCTAssertEqual(FileName.stem("été.mp3"), "été")
+        XCTAssertEqual(FileName.stem("a.tar.zst"), "a")
+    }
+
+    func testSizeStateDetailAndProgress() {
+        let f = Fixture()
+        let a = f.add(["a.iso"])[0]
+        XCTAssertEqual(f.manager.fileByteCount(ofTask: a), -1, "size unknown")
+        XCTAssertEqual(f.manager.detailText(of: a), "0 B/?")
+        f.engine.resolve(a, name: "a.iso", size: 402_500_000)
+        f.engine.onEvent?(.checkpoint(url: a, segments: [Segment(start: 0, end: 402_500_000, done: 41_600_000)]))
+        f.manager.pauseTasks([a])
+        XCTAssertEqual(f.manager.downloadDetail(ofTask: a), "41.6 MB/402.5 MB")
+        XCTAssertEqual(f.manager.downloadProgress(ofTask: a), 41.6 / 402.5, accuracy: 0.001)
+        XCTAssertEqual(f.manager.fileType(ofTask: a), .archive)
+        f.manager.resumeTasks([a])
+        f.finish(a, size: 402_500)
+        XCTAssertEqual(f.manager.state(of: a), .finished)
+        XCTAssertEqual(f.manager.detailText(of: a), "402.5 KB")
+        XCTAssertEqual(f.manager.downloadProgress(ofTask: a), 1)
+        XCTAssertEqual(f.manager.downloadProgress(ofTask: "https://nope.example/x"), -1)
+        XCTAssertEqual(f.manager.fileByteCount(at: ix(9, 9)), -1)
+        XCTAssertNil(f.manager.downloadDetail(at: ix(0, 5)))
+    }
+
+    func testFailReasonsReadLikeSentences() {
+        let f = Fixture()
+        let urls = f.add(["a", "b", "c"])
+        f.engine.fail(urls[0], .httpStatus(404))
+        f.engine.fail(urls[1], .checksumMismatch(expected: "abcdef0123456789", actual: "0000000000000000"))
+        f.engine.fail(urls[2], .serverChangedFile)
+        XCTAssertEqual(f.manager.detailText(of: urls[0]), "Failed: 404 Not Found")
+        XCTAssertTrue(f.manager.detailText(of: urls[1])!.hasPrefix("Failed: checksum mismatch"))
+        XCTAssertEqual(f.manager.detailText(of: urls[2]), "Failed: the server changed the file")
+        XCTAssertEqual(f.manager.task(urls[0])?.failReason, .httpStatus(404))
+        for reason in [FailReason.timeout, .noNetwork(""), .diskFull, .unknown("boom"), .httpStatus(503)] {
+            XCTAssertEqual(FailReason(storageCode: reason.storageCode), reason)
+        }
+    }
+
+    func testMetaInfoAndFileLocation() {
+        let f = Fixture()
+        let a = f.add(["movie.mkv"])[0]
+        f.manager.updateMetaInfo(["year": "1999"], forTask: a)
+        f.manager.updateMetaInfo(["director": "W"], forTask: a)
+        XCTAssertEqual(f.manager.info(ofTask: a, about: "year"), "1999")
+        XCTAssertEqual(f.manager.info(ofTask: a)?["director"], "W")
+        XCTAssertEqual(f.manager.info(ofTask: a)?["fileType"], "Video")
+        XCTAssertNil(f.manager.info(ofTask: "https://nope.example/x"))
+        XCTAssertNil(f.manager.filePath(ofTask: a), "no location until finished")
+        XCTAssertFalse(f.manager.isFileExisted(ofTask: a))
+        f.finish(a)
+        XCTAssertEqual(f.manager.filePath(ofTask: a), (f.folder as NSString).appendingPathComponent("movie.mkv"))
+        XCTAssertTrue(f.manager.isFileExisted(ofTask: a))
+        XCTAssertEqual(f.manager.fileURL(ofTask: a)?.lastPathComponent, "movie.mkv")
+    }
+
+    func testByteFormat() {
+        XCTAssertEqual(ByteFormat.string(0), "0 B")
+        XCTAssertEqual(ByteFormat.string(41_600_000), "41.6 MB")
+        XCTAssertEqual(ByteFormat.string(1_500_000_000), "1.5 GB")
+        XCTAssertEqual(ByteFormat.duration(nil), "--:--")
+        XCTAssertEqual(ByteFormat.duration(65), "1:05")
+        XCTAssertEqual(ByteFormat.duration(3723), "1:02:03")
+    }
+}

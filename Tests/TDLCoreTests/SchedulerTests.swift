@@ -1,0 +1,139 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+final class SchedulerTests: XCTestCase {
+    func testWaitingTasksStartInAddTimeOrderAsSlotsFreeUp() {
+        let f = Fixture(limit: 2)
+        let urls = f.add(["a", "b", "c", "d", "e"])
+        XCTAssertEqual(f.engine.started, [urls[0], urls[1]])
+        f.finish(urls[1])
+        XCTAssertEqual(f.engine.started.last, urls[2])
+        f.engine.fail(urls[0], .timeout)
+        XCTAssertEqual(f.engine.started.last, urls[3])
+        f.manager.pauseTasks([urls[2]])
+        XCTAssertEqual(f.engine.started, [urls[0], urls[1], urls[2], urls[3], urls[4]])
+    }
+
+    func testOneBatchStartsInTheOrderGiven() {
+        let f = Fixture(limit: 2)
+        let urls = ["https://example.com/z", "https://example.com/a", "https://example.com/m"]
+        f.manager.add(urls)
+        XCTAssertEqual(f.engine.started, [urls[0], urls[1]])
+        XCTAssertEqual(f.manager.state(of: urls[2]), .waiting)
+    }
+
+    func testLoweringTheLimitPausesTheNewestAndRaisingResumesExactlyThose() {
+        let f = Fixture(limit: 4)
+        let urls = f.add(["a", "b", "c", "d", "e", "f"])
+        f.manager.pauseTasks([urls[0]])  // a slot frees: e starts; a is the user's pause
+        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .downloading, .downloading, .waiting])
+
+        f.manager.maxDownloadCount = 2
+        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .paused, .paused, .waiting])
+        XCTAssertEqual(Set(f.engine.stopped.suffix(2)), [urls[3], urls[4]])
+
+        f.manager.maxDownloadCount = 1
+        XCTAssertEqual(f.manager.state(of: urls[2]), .paused)
+
+        f.manager.maxDownloadCount = 2
+        XCTAssertEqual(f.manager.state(of: urls[2]), .downloading, "the oldest task the limit paused comes back first")
+        XCTAssertEqual(f.manager.state(of: urls[3]), .paused)
+
+        f.manager.maxDownloadCount = 4
+        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .downloading, .downloading, .waiting],
+                       "exactly the limit-paused tasks resume; the user's pause stays; waiting keeps waiting")
+
+        f.manager.maxDownloadCount = 5
+        XCTAssertEqual(f.manager.state(of: urls[5]), .downloading)
+        XCTAssertEqual(f.manager.state(of: urls[0]), .paused)
+    }
+
+    func testZeroOrNegativeMeansNoLimit() {
+        let f = Fixture(limit: 0)
+        let urls = f.add((0 ..< 10).map { "f\($0)" })
+        XCTAssertTrue(urls.allSatisfy { f.manager.state(of: $0) == .downloading })
+        f.manager.maxDownloadCount = 3
+        XCTAssertEqual(urls.filter { f.manager.state(of: $0) == .downloading }, Array(urls.prefix(3)))
+        f.manager.maxDownloadCount = -1
+        XCTAssertTrue(urls.allSatisfy { f.manager.state(of: $0) == .downloading }, "the paused excess comes back")
+    }
+
+    func testTasksPausedByTheLimitAndThenByTheUserStayPaused() {
+        let f = Fixture(limit: 3)
+        let urls = f.add(["a", "b", "c"])
+        f.manager.maxDownloadCount = 1
+        f.manager.pauseTasks([urls[2]])  // already paused: nothing changes, but stopping it is the user's call
+        f.manager.stopTasks([urls[1]])
+        f.manager.maxDownloadCount = 3
+        XCTAssertEqual(f.manager.state(of: urls[1]), .stopped)
+        XCTAssertEqual(f.manager.state(of: urls[2]), .downloading)
+    }
+
+    func testWithoutAnEngineTasksWaitForOneThatDownloads() {
+        let f = Fixture(engine: false)
+        let a = f.add(["a"])[0]
+        XCTAssertEqual(f.manager.state(of: a), .waiting)
+    }
+
+    func testDownloadNewFileImmediatelyOff() {
+        let f = Fixture()
+        f.manager.downloadNewFileImmediately = false
+        let a = f.add(["a"])[0]
+        XCTAssertEqual(f.manager.state(of: a), .stopped)
+        XCTAssertTrue(f.engine.started.isEmpty)
+        XCTAssertEqual(f.manager.resumeTasks([a]), [a])
+    }
+
+    func testAllDownloadsOverIsSignalledOnce() {
+        let f = Fixture(limit: 1)
+        let urls = f.add(["a", "b"])
+        f.finish(urls[0])
+        XCTAssertFalse(f.events.contains(.allDownloadsOver))
+        f.engine.fail(urls[1], .diskFull)
+        XCTAssertEqual(f.events.filter { $0 == .allDownloadsOver }.count, 1)
+        XCTAssertTrue(f.events.contains(.taskFailed(url: urls[1], reason: .diskFull)))
+        XCTAssertTrue(f.events.contains(.taskSucceeded(url: urls[0], path: f.manager.task(urls[0])!.filePath)))
+    }
+
+    func testPausingEverythingAlsoEndsTheDownloads() {
+        let f = Fixture()
+        f.add(["a", "b"])
+        f.manager.pauseAllTasks()
+        XCTAssertEqual(f.events.filter { $0 == .allDownloadsOver }.count, 1)
+    }
+
+    func testSchedulerPicksTheOldestWithoutSortingEverything() {
+        let base = Date(timeIntervalSinceReferenceDate: 0)
+        var tasks: [String: DownloadTask] = [:]
+        for i in 0 ..< 500 {
+            let url = "u\(i)"
+            tasks[url] = DownloadTask(url: url, fileName: url, directory: "/", addTime: base.addingTimeInterval(Double((i * 7919) % 500)))
+        }
+        let picked = Scheduler.oldest(3, of: Set(tasks.keys), tasks: tasks)
+        let expected = tasks.values.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.prefix(3).map(\.url)
+        XCTAssertEqual(picked, expected)
+        XCTAssertEqual(Scheduler.oldest(0, of: Set(tasks.keys), tasks: tasks), [])
+        XCTAssertEqual(Scheduler.oldest(1000, of: Set(tasks.keys), tasks: tasks).count, 500)
+    }
+
+    func testManagersHaveTheirOwnLimits() {
+        let registry = ManagerRegistry(defaultDirectory: NSTemporaryDirectory(), makeEngine: { _ in FakeEngine() })
+        let work = registry.manager(identifier: "work")
+        let home = registry.manager(identifier: "home", manualMode: true)
+        XCTAssertTrue(registry.manager(identifier: "work") === work)
+        XCTAssertEqual(registry.identifiers, ["work", "home"])
+        XCTAssertEqual(home.sortType, .manual)
+        XCTAssertEqual(work.sortType, .addTime)
+        work.maxDownloadCount = 1
+        home.maxDownloadCount = 2
+        work.add(["https://example.com/1", "https://example.com/2"])
+        home.add(["https://example.com/1", "https://example.com/2"])
+        XCTAssertEqual(work.counts[.downloading], 1)
+        XCTAssertEqual(home.counts[.downloading], 2)
+        XCTAssertNil(registry.existingManager(identifier: "other"))
+        XCTAssertTrue(registry.removeManager(identifier: "work"))
+        XCTAssertFalse(registry.removeManager(identifier: "work"))
+        XCTAssertFalse(registry.manager(identifier: "work") === work)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+final class SortingTests: XCTestCase {
+    func testSortByNameIsCaseAndAccentInsensitiveBothWays() {
+        let f = Fixture()
+        f.add(["delta.iso", "Éclair.iso", "beta.iso", "Alpha.iso", "eagle.iso", "10.iso"])
+        f.manager.sortListBy(type: .fileName)
+        XCTAssertEqual(f.listNames, [["10.iso", "Alpha.iso", "beta.iso", "delta.iso", "eagle.iso", "Éclair.iso"]])
+        f.manager.sortListBy(type: .fileName, order: .descending)
+        XCTAssertEqual(f.listNames, [["Éclair.iso", "eagle.iso", "delta.iso", "beta.iso", "Alpha.iso", "10.iso"]])
+        XCTAssertEqual(f.manager.sortOrder, .descending)
+    }
+
+    func testIndexingFileNames() {
+        let f = Fixture()
+        f.manager.setSectioning(true, for: .fileName)
+        f.manager.sortListBy(type: .fileName)
+        f.add(["zeta", "Ärger", "_x", "東京.mp3", "apple", "Ωmega"])
+        XCTAssertEqual(f.manager.sectionTitles, ["#", "A", "Z", "Other"])
+        XCTAssertEqual(f.listNames, [["_x"], ["apple", "Ärger"], ["zeta"], ["Ωmega", "東京.mp3"]])
+        XCTAssertEqual(f.manager.titleForHeaderInSection(1), "A")
+    }
+
+    func testSortBySizeWithSections() {
+        let f = Fixture()
+        f.manager.setSectioning(true, for: .fileSize)
+        let urls = f.add(["huge", "big", "mid", "small", "tiny", "unknown", "gig"])
+        let sizes: [Int64?] = [5_000_000_000, 500_000_000, 50_000_000, 5_000_000, 500_000, nil, 1_000_000_000]
+        for (url, size) in zip(urls, sizes) { f.engine.resolve(url, name: f.manager.task(url)!.fileName, size: size) }
+        f.manager.sortListBy(type: .fileSize)
+        XCTAssertEqual(f.manager.sectionTitles, ["0 – 1 MB", "1 MB – 10 MB", "10 MB – 100 MB", "100 MB – 1 GB", "Larger than 1 GB"])
+        XCTAssertEqual(f.listNames, [["unknown", "tiny"], ["small"], ["mid"], ["big"], ["gig", "huge"]])
+        f.manager.sortListBy(type: .fileSize, order: .descending)
+        XCTAssertEqual(f.listNames, [["huge", "gig"], ["big"], ["mid"], ["small"], ["tiny", "unknown"]])
+        f.manager.setSectioning(false, for: .fileSize)
+        XCTAssertEqual(f.listNames, [["huge", "gig", "big", "mid", "small", "tiny", "unknown"]])
+    }
+
+    func testSortByAddTimeWithSections() {
+        let f = Fixture()
+        let now = f.clock.now
+        let ages: [(String, Double)] = [("old", 40), ("month", 10), ("week", 3), ("yesterday", 1), ("today", 0)]
+        for (name, days) in ages {
+            f.clock.now = now.addingTimeInterval(-days * 86_400)
+            f.manager.add([Fixture.url(name)])
+        }
+        f.clock.now = now
+        f.manager.setSectioning(true, for: .addTime)
+        XCTAssertEqual(f.manager.sectionTitles, ["Older", "Last 30 Days", "Last 7 Days", "Yesterday", "Today"])
+        XCTAssertEqual(f.listNames.flatMap { $0 }, ["old", "month", "week", "yesterday", "today"])
+        f.manager.sortListBy(type: .addTime, order: .descending)
+        XCTAssertEqual(f.manager.sectionTitles, ["Today", "Yesterday", "Last 7 Days", "Last 30 Days", "Older"])
+
+        // A day later the sections move on; a new task brings the list up to date.
+        f.clock.advance(86_400)
+        f.add(["new"])
+        XCTAssertEqual(f.manager.sectionTitles, ["Today", "Yesterday", "Last 7 Days", "Last 30 Days", "Older"])
+        XCTAssertEqual(f.listNames, [["new"], ["today"], ["yesterday", "week"], ["month"], ["old"]])
+    }
+
+    func testSortByTypeIsAlwaysSectionedByType() {
+        let f = Fixture()
+        f.add(["b.pdf", "a.mp4", "x.bin", "c.png", "song.mp3", "a.pdf", "d.zip"])
+        f.manager.sortListBy(type: .fileType)
+        XCTAssertEqual(f.manager.sectionTitles, ["Image", "Audio", "Video", "Document", "Archive", "Other"])
+        XCTAssertEqual(f.listNames, [["c.png"], ["song.mp3"], ["a.mp4"], ["a.pdf", "b.pdf"], ["d.zip"], ["x.bin"]])
+        f.manager.sortListBy(type: .fileType, order: .descending)
+        XCTAssertEqual(f.manager.sectionTitles, ["Other", "Archive", "Document", "Video", "Audio", "Image"])
+        XCTAssertEqual(f.listNames[2], ["b.pdf", "a.pdf"])
+    }
+
+    func testHiddenExtensionChangesTheNameOrder() {
+        let f = Fixture()
+        f.add(["a.zip", "a-b.zip"])
+        f.manager.sortListBy(type: .fileName)
+        XCTAssertEqual(f.listNames, [["a-b.zip", "a.zip"]])  // "-" < "."
+        f.manager.hiddenFileExtension = true
+        XCTAssertEqual(f.listNames, [["a.zip", "a-b.zip"]])  // "a" < "a-b"
+    }
+
+    /// New tasks land exactly where a full re-sort puts them, in every sort and order.
+    func testIncrementalInsertMatchesAFullSort() {
+        for type in [SortType.addTime, .fileName, .fileSize, .fileType] {
+            for order in [SortOrder.ascending, .descending] {
+                for sectioned in [false, true] {
+                    let f = Fixture(limit: 1)
+                    f.manager.setSectioning(sectioned, for: type)
+                    f.manager.sortListBy(type: type, order: order)
+                    f.manager.reproduceData(count: 300, seed: 7)
+                    var random = SeededRandom(seed: 3)
+                    for batch in [1, 5, 40] {
+                        let urls = (0 ..< batch).map { _ in
+                            "https://example.com/new/\(DebugNames.percentEncoded(DebugNames.make(&random)))"
+                        }
+                        f.clock.advance(Double(random.next() % 100_000))
+                        f.manager.add(urls)
+                        let incremental = f.manager.downloadList
+                        let titles = f.manager.sectionTitles
+                        f.manager.sortListBy(type: type, order: order)
+                        XCTAssertEqual(incremental, f.manager.downloadList, "\(type) \(order) sectioned: \(sectioned) batch \(batch)")
+                        XCTAssertEqual(titles, f.manager.sectionTitles)
+                    }
+                    f.assertIndexPathsConsistent()
+                }
+            }
+        }
+    }
+
+    func testManualToPredefinedLosesTitlesAndBackMergesIntoOneSection() {
+        let f = Fixture()
+        f.manager.sortListBy(type: .manual)
+        XCTAssertEqual(f.manager.sectionTitles, ["Downloads"])
+        f.manager.add([Fixture.url("b.mp3")], inManualModeAtSection: 0, withTitle: "Music")
+        f.manager.add([Fixture.url("a.png"), Fixture.url("c.png")], inManualModeAtSection: 1, withTitle: "Pictures")
+        XCTAssertEqual(f.manager.sectionTitles, ["Music", "Pictures", "Downloads"])
+
+        f.manager.sortListBy(type: .fileName)
+        XCTAssertEqual(f.manager.sectionTitles, [""], "titles are gone")
+        XCTAssertEqual(f.listNames, [["a.png", "b.mp3", "c.png"]])
+
+        f.manager.sortListBy(type: .fileType)
+        XCTAssertEqual(f.manager.sectionTitles, ["Image", "Audio"])
+        f.manager.sortListBy(type: .manual)
+        XCTAssertEqual(f.manager.sectionTitles, ["Downloads"], "one section with a placeholder title")
+        XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "in the order it was shown")
+        f.manager.sortListBy(type: .manual)
+        XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "manual to manual changes nothing")
+    }
+
+    func testCustomSortByTraitsAndPredicates() {
+        let f = Fixture()
+        let songs: [(String, String?, String)] = [("s1.mp3", "Queen", "1975"), ("s2.mp3", "ABBA", "1976"), ("s3.mp3", "Queen", "1974"),
+                                                  ("s4.mp3", nil, "2000"), ("s5.mp3", "ABBA", "1974")]
+        var urls: [String] = []
+        for (name, singer, year) in songs {
+            let url = f.add([name])[0]
+            urls.append(url)
+            var info = ["year": year]
+            info["singer"] = singer
+            f.manager.updateMetaInfo(info, forTask: url)
+        }
+        let m = f.manager
+        m.sortListBy(order: .ascending, taskTrait: { m.info(ofTask: $0, about: "singer") },
+                     taskAscending: { m.info(ofTask: $0, about: "year")! < m.info(ofTask: $1, about: "year")! })
+        XCTAssertEqual(m.sortType, .manual)
+        XCTAssertEqual(m.sectionTitles, ["ABBA", "Queen", "Downloads"])
+        XCTAssertEqual(f.listNames, [["s5.mp3", "s2.mp3"], ["s3.mp3", "s1.mp3"], ["s4.mp3"]])
+
+        let priority = ["Queen": 0, "ABBA": 1]
+        m.sortListBy(order: .descending, taskTrait: { m.info(ofTask: $0, about: "singer") },
+                     traitAscending: { priority[$0]! < priority[$1]! },
+                     taskAscending: { m.info(ofTask: $0, about: "year")! < m.info(ofTask: $1, about: "year")! })
+        XCTAssertEqual(m.sectionTitles, ["ABBA", "Queen", "Downloads"])
+        XCTAssertEqual(f.listNames, [["s2.mp3", "s5.mp3"], ["s1.mp3", "s3.mp3"], ["s4.mp3"]])
+
+        m.sortListBy(order: .ascending, taskAscending: { m.displayName(of: $0)! > m.displayName(of: $1)! })
+        XCTAssertEqual(m.sectionTitles, ["Downloads"])
+        XCTAssertEqual(f.listNames, [["s5.mp3", "s4.mp3", "s3.mp3", "s2.mp3", "s1.mp3"]])
+    }
+
+    func testFoldingFoldsLatinAccentsAndCase() {
+        var a: [UInt8] = [], b: [UInt8] = []
+        ListSorter.appendFolded("ÉCLAIR Ünïcödé Straße", to: &a)
+        ListSorter.appendFolded("eclair unicode strasse", to: &b)
+        XCTAssertEqual(String(decoding: a, as: UTF8.self), "eclair unicode strase")
+        XCTAssertEqual(String(decoding: b, as: UTF8.self), "eclair unicode strasse")
+        var c: [UInt8] = []
+        ListSorter.appendFolded("E\u{301}TE\u{301}", to: &c)
+        XCTAssertEqual(String(decoding: c, as: UTF8.self), "ete", "decomposed accents are ignored too")
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+final class TrashTests: XCTestCase {
+    func testDeleteMovesToTheTrashNewestFirstAndReportsOriginalPlaces() {
+        let f = Fixture(trash: true)
+        let urls = f.add(["a", "b", "c", "d", "e"])
+        XCTAssertEqual(f.manager.deleteTasks([urls[0]]), [urls[0]: ix(0, 0)])
+        XCTAssertEqual(f.manager.deleteTasks([urls[3], urls[1], "https://nope.example/x", urls[0]]), [urls[3]: ix(0, 2), urls[1]: ix(0, 0)],
+                       "places before the batch; unknown and trashed URLs are skipped")
+        XCTAssertEqual(f.manager.toDeleteList, [urls[1], urls[3], urls[0]])
+        XCTAssertEqual(f.manager.downloadList, [[urls[2], urls[4]]])
+        let deleted = f.events.compactMap { event -> [String]? in
+            if case let .deleted(url, _, count, nth) = event { return [url, "\(count)", "\(nth)"] }
+            return nil
+        }
+        XCTAssertEqual(deleted, [[urls[0], "1", "1"], [urls[3], "2", "1"], [urls[1], "2", "2"]])
+        XCTAssertNotNil(f.manager.task(urls[0])?.deletedAt)
+        XCTAssertEqual(f.manager.toDeleteURLString(at: 0), urls[1])
+        XCTAssertNil(f.manager.toDeleteURLString(at: 3))
+    }
+
+    func testDeletingADownloadingTaskStopsItOnceAndFreesTheSlot() {
+        let f = Fixture(limit: 1, trash: true)
+        let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
+        f.manager.deleteTasks([a])
+        XCTAssertEqual(f.engine.stopped, [a])
+        XCTAssertEqual(f.manager.state(of: a), .paused)
+        XCTAssertEqual(f.manager.state(of: b), .downloading)
+
+        let g = Fixture(limit: 1, trash: false)
+        let c = g.add(["c"])[0]
+        g.manager.deleteTasks([c])
+        XCTAssertEqual(g.engine.stopped, [c], "stopped once, not twice")
+        XCTAssertNil(g.manager.task(c))
+    }
+
+    func testRestoreInManualModeKeepsTheGivenOrderAtTheLocation() {
+        let f = Fixture(trash: true)
+        f.manager.sortListBy(type: .manual)
+        let urls = f.add(["a", "b", "c", "d"])  // each on top: d c b a
+        f.manager.deleteTasks([urls[0], urls[2]])
+        XCTAssertEqual(f.manager.downloadList, [[urls[3], urls[1]]])
+        XCTAssertEqual(f.manager.restoreToDeleteTasks([urls[0], urls[2], urls[0], urls[3]], toLocation: ix(0, 1)), [ix(0, 1), ix(0, 2)])
+        XCTAssertEqual(f.manager.downloadList, [[urls[3], urls[0], urls[2], urls[1]]])
+        XCTAssertTrue(f.manager.toDeleteList.isEmpty)
+        XCTAssertNil(f.manager.task(urls[0])?.deletedAt)
+        f.assertIndexPathsConsistent()
+    }
+
+    func testRestoreByIndexAndAllInPredefinedModeLandsSorted() {
+        let f = Fixture(trash: true)
+        let urls = f.add(["a", "b", "c", "d"])
+        f.manager.deleteTasks([urls[1]])
+        f.manager.deleteTasks([urls[2]])
+        f.manager.deleteTasks([urls[0]])
+        XCTAssertEqual(f.manager.toDeleteList, [urls[0], urls[2], urls[1]])
+        XCTAssertEqual(f.manager.restoreToDeleteTasks(at: [1, 9, -1], toLocation: ix(5, 5)), [ix(0, 0)], "c goes back by add time; the location is ignored")
+        XCTAssertEqual(f.manager.downloadList, [[urls[2], urls[3]]])
+        XCTAssertEqual(f.manager.restoreToDeleteTasks(at: [7]), [])
+        f.manager.restoreAllToDeleteTasks()
+        XCTAssertEqual(f.manager.downloadList, [urls])
+        XCTAssertEqual(f.manager.restoreAllToDeleteTasks(), [])
+    }
+
+    func testRestoredTasksStayPausedUntilResumed() {
+        let f = Fixture(trash: true)
+        let a = f.add(["a"])[0]
+        f.manager.deleteTasks([a])
+        XCTAssertEqual(f.manager.resumeTasks([a]), [], "a task in the trash does not resume")
+        f.manager.restoreToDeleteTasks([a])
+        XCTAssertEqual(f.manager.state(of: a), .paused)
+        XCTAssertEqual(f.manager.resumeTasks([a]), [a])
+    }
+
+    func testCleanupByURLIndexAndRangeDeletesFiles() {
+        let f = Fixture(trash: true)
+        let urls = f.add(["a.bin", "b.bin", "c.bin", "d.bin", "e.bin"])
+        for url in urls { f.finish(url) }
+        let paths = urls.map { f.manager.task($0)!.filePath }
+        for url in urls { f.manager.deleteTasks([url]) }
+        XCTAssertEqual(f.manager.toDeleteList, urls.reversed())
+        XCTAssertTrue(paths.allSatisfy(f.exists), "the trash keeps files")
+
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks([urls[4], "https://nope.example/x"]), [urls[4]: 0])
+        XCTAssertFalse(f.exists(paths[4]))
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(at: [1, 42, -3]), [urls[2]: 1])
+        XCTAssertEqual(f.manager.toDeleteList, [urls[3], urls[1], urls[0]])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 1, keepFinishedFile: true), [urls[1]: 1])
+        XCTAssertTrue(f.exists(paths[1]), "kept finished file")
+        XCTAssertNil(f.manager.task(urls[1]))
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 5), [:])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: -1), [:])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 0), [:])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 0), [urls[3]: 0, urls[0]: 1], "a loose end runs to the tail")
+        XCTAssertTrue(f.manager.allTasksSet.isEmpty)
+    }
+
+    func testEmptyToDeleteList() {
+        let f = Fixture(trash: true)
+        let urls = f.add(["a", "b"])
+        f.manager.pauseTasks(urls)
+        let part = f.writeFile("a.part")
+        f.manager.deleteAllTasks()
+        XCTAssertEqual(f.manager.emptyToDeleteList().count, 2)
+        XCTAssertFalse(f.exists(part))
+        XCTAssertTrue(f.manager.toDeleteList.isEmpty)
+        XCTAssertEqual(f.manager.emptyToDeleteList(), [:])
+    }
+
+    func testDeleteWithTheTrashClosedAndKeepFinishedFile() {
+        let f = Fixture(trash: false)
+        let (a, b) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0])
+        f.finish(a)
+        f.finish(b)
+        let (pathA, pathB) = (f.manager.task(a)!.filePath, f.manager.task(b)!.filePath)
+        f.manager.deleteTasks([a], keepFinishedFile: true)
+        f.manager.deleteTasks([b])
+        XCTAssertTrue(f.exists(pathA))
+        XCTAssertFalse(f.exists(pathB))
+        XCTAssertTrue(f.manager.toDeleteList.isEmpty)
+        XCTAssertTrue(f.manager.allTasksSet.isEmpty)
+    }
+}
