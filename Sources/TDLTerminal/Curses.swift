@@ -22,8 +22,8 @@ final class Curses {
             setenv("COLUMNS", String(headless.columns), 1)
             let output = fopen("/dev/null", "w")
             let input = fopen("/dev/null", "r")
-            let term = getenv("TERM").map { String(cString: $0) } ?? "xterm-256color"
-            screen = newterm(term.isEmpty ? "xterm-256color" : term, output, input)
+            // A fixed terminal type keeps scripted screens the same on every machine.
+            screen = newterm("xterm-256color", output, input)
             set_term(screen)
         } else {
             initscr()

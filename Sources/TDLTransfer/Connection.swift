@@ -61,7 +61,7 @@ final class Connection {
         tdl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
         tdl_setopt_long(handle, CURLOPT_MAXREDIRS, 20)
         tdl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, 512 * 1024)
+        tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.bufferSize)
         tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         // A transfer below 1 KB/s for the stall time is reconnected and resumed.
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
@@ -93,8 +93,36 @@ final class Connection {
         if let headerList { tdl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList) }
     }
 
+    // MARK: - Rate limit
+    //
+    // curl's own limit (CURLOPT_MAX_RECV_SPEED) is checked only between batches of reads and
+    // overshoots badly on fast links. A token bucket in the write callback is exact: when the
+    // budget is spent the callback pauses the transfer, and the loop resumes it as tokens return.
+
+    static let bufferSize = 512 * 1024
+    /// Bytes per second, nil for none.
+    var rateLimit: Int64?
+    /// Bytes this connection may still take now.
+    var allowance: Double = 0
+    var isPaused = false
+
     func setRateLimit(_ bytesPerSecond: Int64?) {
-        tdl_setopt_off(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(bytesPerSecond ?? 0))
+        if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
+        rateLimit = bytesPerSecond
+    }
+
+    /// Adds the tokens earned over `seconds`; unpauses when there are some. Loop thread.
+    func refill(seconds: Double) {
+        guard let rateLimit else {
+            if isPaused { isPaused = false; curl_easy_pause(handle, CURLPAUSE_CONT) }
+            return
+        }
+        // At most a fifth of a second's worth is kept, so a pause never turns into a burst.
+        allowance = min(allowance + Double(rateLimit) * seconds, Double(rateLimit) / 5)
+        if isPaused && allowance > 0 {
+            isPaused = false
+            curl_easy_pause(handle, CURLPAUSE_CONT)
+        }
     }
 
     // MARK: - Callbacks
@@ -163,6 +191,13 @@ final class Connection {
     func receiveBody(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         if !headersChecked, !checkResponse() { return 0 }
         if stopReason != nil { return 0 }
+        if rateLimit != nil {
+            if allowance <= 0 {
+                isPaused = true
+                return tdl_writefunc_pause()
+            }
+            allowance -= Double(count)
+        }
         return download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
     }
 

@@ -78,6 +78,8 @@ public final class CurlEngine: TransferEngine {
     public func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> {
         var waitFDs = fds.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
         var timeout = timeoutMs
+        let limited = downloads.values.contains { $0.connections.contains { $0.rateLimit != nil || $0.isPaused } }
+        if limited { timeout = min(timeout, 20) }
         if let next = timers.min() {
             timeout = max(0, min(timeout, Int((next - now) * 1000) + 1))
         }
@@ -85,6 +87,7 @@ public final class CurlEngine: TransferEngine {
         waitFDs.withUnsafeMutableBufferPointer { buffer in
             _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)
         }
+        if limited { refillRateLimits() }
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
         drainFinishedTransfers()
@@ -183,6 +186,17 @@ public final class CurlEngine: TransferEngine {
             let connection = Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
             connection.download.connectionDone(connection, result: result)
             applyRateLimits()
+        }
+    }
+
+    private var lastRefill: Double = 0
+
+    private func refillRateLimits() {
+        let t = now
+        let elapsed = lastRefill == 0 ? 0.02 : min(1, t - lastRefill)
+        lastRefill = t
+        for download in downloads.values {
+            for connection in download.connections { connection.refill(seconds: elapsed) }
         }
     }
 

@@ -13,7 +13,7 @@ struct AddCommand: ParsableCommand {
     @Argument(help: "URLs to add.")
     var urls: [String] = []
 
-    @Option(name: .short, help: ArgumentHelp("Read URLs from a file (- for standard input).", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input).", valueName: "file"))
     var inputFile: String?
 
     func run() throws {

@@ -19,16 +19,16 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "URLs to download.")
     var urls: [String] = []
 
-    @Option(name: .short, help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .short, help: ArgumentHelp("Save the (single) URL under this file name.", valueName: "name"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name.", valueName: "name"))
     var output: String?
 
-    @Option(name: .short, help: "Downloads at the same time.")
+    @Option(name: .customShort("j"), help: "Downloads at the same time.")
     var jobs: Int?
 
-    @Option(name: .short, help: "Connections per file (1-16).")
+    @Option(name: .customShort("x"), help: "Connections per file (1-16).")
     var connections: Int = 8
 
     @Option(help: ArgumentHelp("Total download rate cap, e.g. 500K or 2M.", valueName: "rate"))
@@ -40,7 +40,7 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "Also run every unfinished download of the session.")
     var all = false
 
-    @Flag(name: .short, help: "No progress output.")
+    @Flag(name: .customShort("q"), help: "No progress output.")
     var quiet = false
 
     func validate() throws {
@@ -103,6 +103,11 @@ struct GetCommand: ParsableCommand {
         for line in rejected { warn(line) }
         if all { requested += manager.unfinishedList }
         requested = Array(NSOrderedSet(array: requested)) as! [String]
+        // A finished task whose file is gone is fetched again.
+        let vanished = requested.filter { url in
+            manager.state(of: url) == .finished && !FileManager.default.fileExists(atPath: manager.task(url)!.filePath)
+        }
+        manager.restartTasks(vanished)
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
         manager.resumeTasks(toResume, queueIfFull: true)

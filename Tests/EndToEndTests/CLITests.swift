@@ -73,7 +73,7 @@ final class CLITests: XCTestCase {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let size = 6_000_000
         let urls = (1...3).map { server.url("/file/crash\($0).bin?size=\(size)&seed=\($0)&rate=1500000") }
-        var rounds = 0
+        var rounds = 0, kills = 0
         while rounds < 12 {
             rounds += 1
             let process = Process()
@@ -83,10 +83,15 @@ final class CLITests: XCTestCase {
             process.standardError = FileHandle.nullDevice
             try process.run()
             usleep(UInt32.random(in: 700_000...1_500_000))
-            if !process.isRunning { break }
+            if !process.isRunning {
+                XCTAssertEqual(process.terminationStatus, 0, "tdl get ended by itself with a failure")
+                break
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            kills += 1
         }
+        XCTAssertGreaterThanOrEqual(kills, 3, "the downloads were killed mid-way several times")
         let final = try Processes.tdl(["get", "-q", "-d", downloads.path] + urls, home: home.path, timeout: 120)
         XCTAssertEqual(final.status, 0, final.stderr)
         for k in 1...3 {

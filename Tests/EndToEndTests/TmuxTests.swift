@@ -1,0 +1,88 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// Drives the real binary inside tmux, as a person would: keys in, screen out.
+final class TmuxTests: XCTestCase {
+    var socket: String!
+
+    override func setUp() {
+        socket = "tdl-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+    }
+
+    override func tearDown() {
+        _ = try? tmux(["kill-server"])
+    }
+
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let result = try Processes.run(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket] + arguments, timeout: 10)
+        return result.stdout
+    }
+
+    func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "tdl"]) }
+
+    func waitForScreen(containing text: String, timeout: Double = 30) throws -> String {
+        var last = ""
+        _ = try Processes.waitUntil(timeout: timeout, interval: 0.2) {
+            last = try screen()
+            return last.contains(text)
+        }
+        XCTAssertTrue(last.contains(text), "screen never showed \"\(text)\":\n\(last)")
+        return last
+    }
+
+    func launch(home: String, downloads: String) throws {
+        let command = "TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
+        try tmux(["new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
+    }
+
+    func testAddDownloadQuitAndRelaunchKeepsTheRow() throws {
+        let site = TemporaryDirectory("tdl-tmux-site")
+        try TestFiles.make(site.file("movie.mp4"), size: 3_000_000, seed: 5)
+        let nginx = try LoopbackNginx(root: site.path)
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try launch(home: home.path, downloads: downloads.path)
+        _ = try waitForScreen(containing: "No downloads yet")
+        try tmux(["send-keys", "-t", "tdl", "a"])
+        _ = try waitForScreen(containing: "Add URL(s):")
+        try tmux(["send-keys", "-t", "tdl", "-l", nginx.url("movie.mp4")])
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        let done = try waitForScreen(containing: "Done 3.0 MB")
+        XCTAssertTrue(done.contains("movie.mp4"), done)
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("movie.mp4")), try Processes.sha256(ofFile: site.file("movie.mp4")))
+        try tmux(["kill-server"])
+
+        try launch(home: home.path, downloads: downloads.path)
+        let again = try waitForScreen(containing: "movie.mp4")
+        XCTAssertTrue(again.contains("Done 3.0 MB"), again)
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
+
+    func testKillDuringDownloadThenRelaunchRestoresAndFinishes() throws {
+        let site = TemporaryDirectory("tdl-tmux-kill")
+        try TestFiles.make(site.file("slow.iso"), size: 6_000_000, seed: 6)
+        let nginx = try LoopbackNginx(root: site.path, rateLimit: "1m")
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try launch(home: home.path, downloads: downloads.path)
+        _ = try waitForScreen(containing: "No downloads yet")
+        try tmux(["send-keys", "-t", "tdl", "a"])
+        try tmux(["send-keys", "-t", "tdl", "-l", nginx.url("slow.iso")])
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        _ = try waitForScreen(containing: "slow.iso")
+        usleep(2_500_000)
+        _ = try Processes.run("/usr/bin/pkill", ["-KILL", "-f", "^\(Processes.tdlBinary) -d \(downloads.path)"])
+        _ = try waitForScreen(containing: "EXITED 137")
+        try tmux(["kill-server"])
+        try launch(home: home.path, downloads: downloads.path)
+        let restored = try waitForScreen(containing: "restored 1 interrupted download")
+        XCTAssertTrue(restored.contains("slow.iso"), restored)
+        _ = try waitForScreen(containing: "Done 6.0 MB", timeout: 60)
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.iso")), try Processes.sha256(ofFile: site.file("slow.iso")))
+    }
+}
