@@ -33,7 +33,7 @@ final class ScreenTests: XCTestCase {
 
     func testEmptyListHelpAndTrashScreens() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let shots = try screens([":save", "?", ":save", "q", "t", ":save"], home: home, downloads: downloads)
+        let shots = try screens([":save", "?", ":save", "q", "t", ":save"], home: home, downloads: downloads, size: "100x40")
         XCTAssertTrue(shots[0].contains("No downloads yet. Press a to add a URL."), shots[0])
         XCTAssertTrue(shots[0].hasPrefix("tdl · default · Downloads · sort: add time ↑ · max 3"), shots[0])
         XCTAssertTrue(shots[0].contains("a Add  p Pause/Resume"), shots[0])

@@ -11,7 +11,7 @@ final class TmuxTests: XCTestCase {
     }
 
     override func tearDown() {
-        _ = try? tmux(["kill-server"])
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
     }
 
     @discardableResult
@@ -34,7 +34,8 @@ final class TmuxTests: XCTestCase {
 
     func launch(home: String, downloads: String) throws {
         let command = "TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
-        try tmux(["new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux",
+                                ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
     }
 
     func testAddDownloadQuitAndRelaunchKeepsTheRow() throws {
@@ -53,7 +54,7 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("movie.mp4")), try Processes.sha256(ofFile: site.file("movie.mp4")))
-        try tmux(["kill-server"])
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
 
         try launch(home: home.path, downloads: downloads.path)
         let again = try waitForScreen(containing: "movie.mp4")
@@ -76,7 +77,7 @@ final class TmuxTests: XCTestCase {
         usleep(2_500_000)
         _ = try Processes.run("/usr/bin/pkill", ["-KILL", "-f", "^\(Processes.tdlBinary) -d \(downloads.path)"])
         _ = try waitForScreen(containing: "EXITED 137")
-        try tmux(["kill-server"])
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
         try launch(home: home.path, downloads: downloads.path)
         let restored = try waitForScreen(containing: "restored 1 interrupted download")
         XCTAssertTrue(restored.contains("slow.iso"), restored)

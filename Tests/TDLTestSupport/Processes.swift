@@ -28,8 +28,10 @@ public enum Processes {
 
     /// Runs to completion (or kills it after `timeout` seconds).
     @discardableResult
+    /// `captureOutput: false` for programs that leave a daemon behind (tmux new-session): the
+    /// daemon would hold the pipes open and the read would never end.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           stdin: String? = nil, timeout: Double = 60) throws -> Result {
+                           stdin: String? = nil, timeout: Double = 60, captureOutput: Bool = true) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -37,8 +39,8 @@ public enum Processes {
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = captureOutput ? out : FileHandle.nullDevice
+        process.standardError = captureOutput ? err : FileHandle.nullDevice
         let input = Pipe()
         process.standardInput = input
         try process.run()
@@ -46,7 +48,7 @@ public enum Processes {
         try? input.fileHandleForWriting.close()
         let outData = Locked(Data()), errData = Locked(Data())
         let group = DispatchGroup()
-        for (pipe, box) in [(out, outData), (err, errData)] {
+        for (pipe, box) in [(out, outData), (err, errData)] where captureOutput {
             group.enter()
             DispatchQueue.global().async {
                 box.set(pipe.fileHandleForReading.readDataToEndOfFile())
@@ -70,6 +72,26 @@ public enum Processes {
         var env = environment
         env["TDL_HOME"] = home
         return try run(tdlBinary, arguments, environment: env, stdin: stdin, timeout: timeout)
+    }
+
+    /// Starts a program that leaves a daemon behind (tmux new-session) and waits for it.
+    /// Foundation's Process notices an exit through a descriptor the child inherits, which the
+    /// daemon would keep open forever; posix_spawn with stdio on /dev/null and waitpid does not.
+    @discardableResult
+    public static func spawnDetached(_ executable: String, _ arguments: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status
     }
 
     /// The first program of that name on PATH (or the usual sbin folders, where nginx lives).
