@@ -52,21 +52,6 @@ final class ScreenTests: XCTestCase {
         XCTAssertEqual(lines.last.map(String.init), "\"ftp:/broken\": no host", shots[0])
     }
 
-    func testHostileNamesAreCleanedAndWideNamesCutByWidth() throws {
-        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let hostile = "http://127.0.0.1:9/%1B%5B2J%1B%5B31mred.bin"
-        let wide = "http://127.0.0.1:9/" + String(repeating: "%E4%B8%8B", count: 60) + ".zip"
-        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, hostile, wide], home: home.path).status, 0)
-        let shots = try screens([":save"], home: home, downloads: downloads, size: "80x12", environment: ["TDL_RETRY_BASE": "30"])
-        let screen = shots[0]
-        XCTAssertFalse(screen.contains("\u{1B}"), "no escape character reaches the screen")
-        XCTAssertTrue(screen.contains("[2J?[31mred.bin") || screen.contains("?[2J?[31mred.bin"), screen)
-        for line in screen.split(separator: "\n") {
-            XCTAssertLessThanOrEqual(line.unicodeScalars.reduce(0) { $0 + (($1.value >= 0x4E00 && $1.value <= 0x9FFF) ? 2 : 1) }, 80, "line wider than the screen: \(line)")
-        }
-        XCTAssertTrue(screen.contains("下下下…"), screen)
-    }
-
     func testTooSmallTerminalSaysSo() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let shots = try screens([":save"], home: home, downloads: downloads, size: "20x4")

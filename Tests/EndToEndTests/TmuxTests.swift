@@ -62,28 +62,4 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
-
-    func testKillDuringDownloadThenRelaunchRestoresAndFinishes() throws {
-        let site = TemporaryDirectory("tdl-tmux-kill")
-        try TestFiles.make(site.file("slow.iso"), size: 6_000_000, seed: 6)
-        let nginx = try LoopbackNginx(root: site.path, rateLimit: "1m")
-        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        try launch(home: home.path, downloads: downloads.path)
-        _ = try waitForScreen(containing: "No downloads yet")
-        try tmux(["send-keys", "-t", "tdl", "a"])
-        try tmux(["send-keys", "-t", "tdl", "-l", nginx.url("slow.iso")])
-        try tmux(["send-keys", "-t", "tdl", "Enter"])
-        _ = try waitForScreen(containing: "slow.iso")
-        usleep(2_500_000)
-        _ = try Processes.run("/usr/bin/pkill", ["-KILL", "-f", "^\(Processes.tdlBinary) -d \(downloads.path)"])
-        _ = try waitForScreen(containing: "EXITED 137")
-        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
-        try launch(home: home.path, downloads: downloads.path)
-        let restored = try waitForScreen(containing: "restored 1 interrupted download")
-        XCTAssertTrue(restored.contains("slow.iso"), restored)
-        _ = try waitForScreen(containing: "Done 6.0 MB", timeout: 60)
-        try tmux(["send-keys", "-t", "tdl", "q"])
-        _ = try waitForScreen(containing: "EXITED 0")
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.iso")), try Processes.sha256(ofFile: site.file("slow.iso")))
-    }
 }
