@@ -1,10 +1,11 @@
 #ifndef TDL_CCURL_SHIM_H
 #define TDL_CCURL_SHIM_H
-// _GNU_SOURCE for sync_file_range and syncfs, which the engine's part files use.
-#define _GNU_SOURCE 1
-#include <fcntl.h>
-#include <unistd.h>
 #include <curl/curl.h>
+
+// glibc declares these only under _GNU_SOURCE, which would change fd_set for this module alone
+// and clash with Dispatch's view of it; declare just the two the part files need.
+extern int syncfs(int fd);
+extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 
 // curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call.
 // One wrapper per argument type; `long` and `curl_off_t` stay apart on purpose.
@@ -29,7 +30,7 @@ static inline size_t tdl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 static inline long tdl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
 
 // Start writeback of a file's dirty pages without waiting for it.
-static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */); }
 // Flush the whole file system that holds fd (what `sync -f` does).
 static inline int tdl_syncfs(int fd) { return syncfs(fd); }
 #endif
