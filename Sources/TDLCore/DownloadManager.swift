@@ -294,8 +294,6 @@ public final class DownloadManager {
         onEvent?(.taskChanged(url))
     }
 
-    var inList: (String) -> Bool { { [toDeleteList] url in !toDeleteList.contains(url) } }
-
     func isInTrash(_ url: String) -> Bool { tasks[url]?.deletedAt != nil }
 
     /// Pauses downloading or waiting tasks; returns those that changed.

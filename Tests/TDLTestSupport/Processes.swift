@@ -28,10 +28,8 @@ public enum Processes {
 
     /// Runs to completion (or kills it after `timeout` seconds).
     @discardableResult
-    /// `captureOutput: false` for programs that leave a daemon behind (tmux new-session): the
-    /// daemon would hold the pipes open and the read would never end.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           stdin: String? = nil, timeout: Double = 60, captureOutput: Bool = true) throws -> Result {
+                           stdin: String? = nil, timeout: Double = 60) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -39,8 +37,8 @@ public enum Processes {
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()
-        process.standardOutput = captureOutput ? out : FileHandle.nullDevice
-        process.standardError = captureOutput ? err : FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
         let input = Pipe()
         process.standardInput = input
         try process.run()
@@ -48,7 +46,7 @@ public enum Processes {
         try? input.fileHandleForWriting.close()
         let outData = Locked(Data()), errData = Locked(Data())
         let group = DispatchGroup()
-        for (pipe, box) in [(out, outData), (err, errData)] where captureOutput {
+        for (pipe, box) in [(out, outData), (err, errData)] {
             group.enter()
             DispatchQueue.global().async {
                 box.set(pipe.fileHandleForReading.readDataToEndOfFile())
