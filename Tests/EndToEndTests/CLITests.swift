@@ -71,7 +71,7 @@ final class CLITests: XCTestCase {
     func testResumeAfterKillIsByteIdenticalAndFetchesLittleTwice() throws {
         let server = try FaultServer()
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let size = 6_000_000
+        let size = 10_000_000
         let urls = (1...3).map { server.url("/file/crash\($0).bin?size=\(size)&seed=\($0)&rate=500000") }
         var rounds = 0, kills = 0
         while rounds < 12 {
@@ -82,7 +82,7 @@ final class CLITests: XCTestCase {
             process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 1_500_000...2_500_000))
+            usleep(UInt32.random(in: 2_500_000...4_000_000))
             if !process.isRunning {
                 XCTAssertEqual(process.terminationStatus, 0, "tdl get ended by itself with a failure")
                 break

@@ -5,6 +5,7 @@ import XCTest
 /// Drives the real binary inside tmux, as a person would: keys in, screen out.
 final class TmuxTests: XCTestCase {
     var socket: String!
+    var launches = 0
 
     override func setUp() {
         socket = "tdl-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
@@ -32,7 +33,11 @@ final class TmuxTests: XCTestCase {
         return last
     }
 
+    /// Each launch gets a tmux server of its own: a server just told to exit may still hold
+    /// the old socket name when the next one starts.
     func launch(home: String, downloads: String) throws {
+        launches += 1
+        socket = socket.split(separator: "#").first.map(String.init)! + "#\(launches)"
         let command = "TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
         Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux",
                                 ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
