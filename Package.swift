@@ -28,7 +28,8 @@ let package = Package(
         .target(name: "TDLCore"),
         .target(
             name: "TDLStore",
-            dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(
             name: "TDLTransfer",

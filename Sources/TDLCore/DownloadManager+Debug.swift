@@ -116,3 +116,9 @@ enum DebugNames {
         return "\(first) \(second) \(random.next() % 1000).\(ext)"
     }
 }
+
+extension DownloadManager {
+    /// Feeds an engine event to the manager as the event loop would, so a benchmark can time
+    /// the loop's share of a checkpoint without a network.
+    public func replay(_ event: TransferEvent) { handle(event) }
+}

@@ -132,6 +132,16 @@ extension DownloadManager {
     }
 
     /// Moves one task to where the sort now puts it (its name or size became known).
+    /// Whether a task's place in the current sort moves when its name or size changes: the
+    /// add-time order does not, and a download's first answer should not cost a re-insert.
+    func placeDepends(nameChanged: Bool, sizeChanged: Bool) -> Bool {
+        switch sortType {
+        case .manual, .addTime: return false
+        case .fileName, .fileType: return nameChanged
+        case .fileSize: return sizeChanged
+        }
+    }
+
     func reposition(_ url: String) {
         guard sortType != .manual, let index = indexPath(of: url), let task = tasks[url] else { return }
         removeFromList(at: index)

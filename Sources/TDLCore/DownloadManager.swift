@@ -58,10 +58,16 @@ public final class DownloadManager {
     @discardableResult
     public func load(restoring: Bool = true) throws -> Int {
         guard let store else { return 0 }
-        let snapshot = try store.load()
+        var snapshot = try store.load()
         settings = snapshot.settings
         var interrupted = 0
-        for var task in snapshot.tasks {
+        // Growing the table step by step would move 100,000 large tasks several times.
+        tasks.reserveCapacity(tasks.count + snapshot.tasks.count)
+        // Moved out one by one rather than copied: a copy retains every field of every task.
+        var loaded = snapshot.tasks
+        snapshot.tasks = []
+        var trash: [(Date, String)] = []
+        while var task = loaded.popLast() {
             if restoring && (task.state == .downloading || task.state == .waiting) {
                 if reconcileFinished(&task) {
                     dirtyTasks.insert(task.url)
@@ -70,11 +76,12 @@ public final class DownloadManager {
                     task.state = settings.resumeInterruptedOnLaunch ? .waiting : .paused
                 }
             }
-            tasks[task.url] = task
-            trackState(task.url, task.state)
+            if task.state == .waiting || task.state == .downloading { trackState(task.url, task.state) }
+            let url = task.url
+            if let deletedAt = task.deletedAt { trash.append((deletedAt, url)) }
+            tasks[url] = consume task
         }
-        toDeleteList = snapshot.tasks.filter { $0.deletedAt != nil }
-            .sorted { ($0.deletedAt!, $0.url) > ($1.deletedAt!, $1.url) }.map(\.url)
+        toDeleteList = trash.sorted { $0 > $1 }.map(\.1)
         if settings.sortType == .manual, let layout = snapshot.manualLayout {
             applyManualLayout(layout)
         } else {
@@ -497,7 +504,9 @@ public final class DownloadManager {
         switch event {
         case let .resolved(url, fileName, size, mimeType, etag, lastModified, finalURL):
             guard var task = tasks[url] else { return }
-            let resort = task.fileName != fileName || task.size != size
+            // The type sort also reads the MIME type.
+            let resort = placeDepends(nameChanged: task.fileName != fileName || task.mimeType != mimeType,
+                                      sizeChanged: task.size != size)
             task.fileName = fileName
             task.size = size
             task.mimeType = mimeType
@@ -506,7 +515,7 @@ public final class DownloadManager {
             task.finalURL = finalURL
             tasks[url] = task
             markDirty(url)
-            if resort && sortType != .manual && task.deletedAt == nil { reposition(url) }
+            if resort && task.deletedAt == nil { reposition(url) }
             onEvent?(.taskChanged(url))
         case let .checkpoint(url, segments):
             guard tasks[url] != nil else { return }
@@ -531,7 +540,8 @@ public final class DownloadManager {
             tasks[url]!.received = size
             tasks[url]!.segments = [Segment(start: 0, end: size, done: size)]
             setState(url, .finished)
-            if sortType != .manual, before.deletedAt == nil, before.fileName != tasks[url]!.fileName || before.size != size {
+            if before.deletedAt == nil,
+               placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
                 reposition(url)
             }
             onEvent?(.taskSucceeded(url: url, path: path))

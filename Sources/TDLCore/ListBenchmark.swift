@@ -10,6 +10,12 @@ public enum ListBenchmark {
         /// The budget for this step at 100,000 tasks, when there is one.
         public let limit: Double?
 
+        public init(name: String, milliseconds: Double, limit: Double?) {
+            self.name = name
+            self.milliseconds = milliseconds
+            self.limit = limit
+        }
+
         public var withinLimit: Bool { limit.map { milliseconds <= $0 } ?? true }
     }
 

@@ -89,31 +89,26 @@ struct ListSorter {
 
     /// Appends the task's folded name to `name` (name and type sorts only) and returns its
     /// section rank and sorted number.
-    func fill(_ task: DownloadTask, name: inout [UInt8]) -> (rank: Int, number: Double) {
-        fill(addTime: task.addTime, size: task.size, fileName: task.fileName, customName: task.customDisplayName,
-             mimeType: task.mimeType, name: &name)
-    }
-
-    /// The same from the fields the order depends on: passing whole tasks would copy each one
-    /// (two dozen retains) on the way in, the main cost of sorting 100,000 tasks.
     @inline(__always)
-    func fill(addTime: Date, size: Int64?, fileName: String, customName: String?, mimeType: String?,
-              name: inout [UInt8]) -> (rank: Int, number: Double) {
+    func fill(_ task: DownloadTask, name: inout [UInt8]) -> (rank: Int, number: Double) {
         switch type {
         case .addTime, .manual:
-            let time = addTime.timeIntervalSinceReferenceDate
+            let time = task.addTime.timeIntervalSinceReferenceDate
             return (isSectioned ? addTimeRank(time) : 0, time)
         case .fileSize:
-            return (isSectioned ? Self.fileSizeRank(size) : 0, Double(size ?? -1))
-        case .fileName:
-            let start = name.count
-            Self.appendFolded(DownloadTask.displayName(fileName: fileName, customName: customName, hidingExtension: hidingExtension), to: &name)
-            let rank = isSectioned ? Self.fileNameRank(firstByte: name.count > start ? name[start] : nil) : 0
-            return (rank, 0)
-        case .fileType:
-            Self.appendFolded(DownloadTask.displayName(fileName: fileName, customName: customName, hidingExtension: hidingExtension), to: &name)
-            return (FileType.classify(fileName: fileName, mimeType: mimeType).rank, 0)
+            return (isSectioned ? Self.fileSizeRank(task.size) : 0, Double(task.size ?? -1))
+        case .fileName, .fileType:
+            return fill(task.sortName, name: &name)
         }
+    }
+
+    /// The name and type sorts' part: the prepared name bytes and the section they give.
+    @inline(__always)
+    func fill(_ sortName: SortName, name: inout [UInt8]) -> (rank: Int, number: Double) {
+        let start = name.count
+        name.append(contentsOf: sortName.bytes(hidingExtension: hidingExtension))
+        if type == .fileType { return (sortName.fileType.rank, 0) }
+        return (isSectioned ? Self.fileNameRank(firstByte: name.count > start ? name[start] : nil) : 0, 0)
     }
 
     func taskKey(of task: DownloadTask) -> TaskKey {
@@ -209,33 +204,39 @@ struct ListSorter {
         entries.reserveCapacity(tasks.count)
         urls.reserveCapacity(tasks.count)
         if type == .fileName || type == .fileType { names.reserveCapacity(tasks.count * 24) }
-        // Fields are read in place; see `fill(addTime:…)`.
-        // Two passes: a tight loop that reads only the fields the order needs (a loop that
-        // hands whole tasks around copies each one, two dozen retains), then the keys.
-        var times: [Double] = [], sizes: [Int64?] = [], fileNames: [String] = [], customNames: [String?] = []
-        var mimeTypes: [String?] = []
+        // Two passes: a tight loop that reads only the fields the order needs, then the keys.
+        var times: [Double] = [], sizes: [Int64?] = [], sortNames: [SortName] = []
+        // Fields are read in place through the index: binding each task to a variable would
+        // copy it (two dozen retains), the main cost of sorting 100,000 tasks.
+        let all = tasks.values
+        var position = all.startIndex
         switch type {
         case .addTime, .manual:
             times.reserveCapacity(tasks.count)
-            for task in tasks.values where task.deletedAt == nil {
-                urls.append(task.url)
-                times.append(task.addTime.timeIntervalSinceReferenceDate)
+            while position != all.endIndex {
+                if all[position].deletedAt == nil {
+                    urls.append(all[position].url)
+                    times.append(all[position].addTime.timeIntervalSinceReferenceDate)
+                }
+                all.formIndex(after: &position)
             }
         case .fileSize:
             sizes.reserveCapacity(tasks.count)
-            for task in tasks.values where task.deletedAt == nil {
-                urls.append(task.url)
-                sizes.append(task.size)
+            while position != all.endIndex {
+                if all[position].deletedAt == nil {
+                    urls.append(all[position].url)
+                    sizes.append(all[position].size)
+                }
+                all.formIndex(after: &position)
             }
         case .fileName, .fileType:
-            fileNames.reserveCapacity(tasks.count)
-            customNames.reserveCapacity(tasks.count)
-            if type == .fileType { mimeTypes.reserveCapacity(tasks.count) }
-            for task in tasks.values where task.deletedAt == nil {
-                urls.append(task.url)
-                fileNames.append(task.fileName)
-                customNames.append(task.customDisplayName)
-                if type == .fileType { mimeTypes.append(task.mimeType) }
+            sortNames.reserveCapacity(tasks.count)
+            while position != all.endIndex {
+                if all[position].deletedAt == nil {
+                    urls.append(all[position].url)
+                    sortNames.append(all[position].sortName)
+                }
+                all.formIndex(after: &position)
             }
         }
         for index in urls.indices {
@@ -247,8 +248,7 @@ struct ListSorter {
             case .fileSize:
                 (rank, number) = (isSectioned ? Self.fileSizeRank(sizes[index]) : 0, Double(sizes[index] ?? -1))
             case .fileName, .fileType:
-                (rank, number) = fill(addTime: Date.distantPast, size: nil, fileName: fileNames[index], customName: customNames[index],
-                                      mimeType: type == .fileType ? mimeTypes[index] : nil, name: &names)
+                (rank, number) = fill(sortNames[index], name: &names)
             }
             var prefix: UInt64 = 0
             for offset in 0 ..< 8 {

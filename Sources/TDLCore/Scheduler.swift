@@ -6,9 +6,11 @@ enum Scheduler {
     /// free slots and 100,000 waiting tasks this is one pass, not a full sort.
     static func oldest(_ count: Int, of candidates: Set<String>, tasks: [String: DownloadTask]) -> [String] {
         guard count > 0 else { return [] }
+        // Fields are read in place: `tasks[url]` would copy the whole task for two fields.
+        let all = tasks.values
         func key(_ url: String) -> (Date, String)? {
-            guard let task = tasks[url], task.deletedAt == nil else { return nil }
-            return (task.addTime, url)
+            guard let index = tasks.index(forKey: url), all[index].deletedAt == nil else { return nil }
+            return (all[index].addTime, url)
         }
         if count >= candidates.count || count > 64 {
             return candidates.compactMap { url in key(url) }.sorted { $0 < $1 }.prefix(count).map(\.1)

@@ -94,12 +94,9 @@ public final class SQLiteSessionStore: SessionStore {
             while let row = try segmentRows.next() {
                 segments[row[0], default: []].append(Segment(start: row[1], end: row[2], done: row[3]))
             }
-            var tasks: [DownloadTask] = []
-            let taskRows = try Row.fetchCursor(db, sql: "SELECT * FROM task WHERE session = ?", arguments: [session])
-            while let row = try taskRows.next() {
-                var task = TaskRecord.task(from: row)
-                task.segments = segments[task.url] ?? []
-                tasks.append(task)
+            var tasks = try TaskRecord.tasks(session: session, db: db)
+            for index in tasks.indices where !segments.isEmpty {
+                if let list = segments[tasks[index].url] { tasks[index].segments = list }
             }
             let settings = try SettingsRecord.load(db, session: session)
             var layout: ManualLayout?
@@ -131,9 +128,9 @@ public final class SQLiteSessionStore: SessionStore {
                 try TaskRecord.upsert(task, session: session, db: db)
                 try writeSegments(task.url, task.segments, db)
             }
+            let progressStatement = try db.cachedStatement(sql: "UPDATE task SET received = ? WHERE session = ? AND url = ?")
             for (url, segments) in changes.progress {
-                try db.execute(sql: "UPDATE task SET received = ? WHERE session = ? AND url = ?",
-                               arguments: [segments.reduce(0) { $0 + $1.done }, session, url])
+                try progressStatement.execute(arguments: [segments.reduce(0) { $0 + $1.done }, session, url])
                 try writeSegments(url, segments, db)
             }
             if let settings = changes.settings {
@@ -145,18 +142,19 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    /// Upserts the segments by position and drops any beyond the new count (a split adds
+    /// segments; a restart from zero leaves one). Cached statements: a checkpoint runs this
+    /// for every active download, on the event loop.
     func writeSegments(_ url: String, _ segments: [Segment], _ db: Database) throws {
-        let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE session = ? AND url = ?", arguments: [session, url]) ?? 0
-        if existing != segments.count {
-            try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
-        }
-        let statement = try db.cachedStatement(sql: """
+        let upsert = try db.cachedStatement(sql: """
             INSERT INTO segment (session, url, position, start, "end", done) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
             """)
         for (position, segment) in segments.enumerated() {
-            try statement.execute(arguments: [session, url, position, segment.start, segment.end, segment.done])
+            try upsert.execute(arguments: [session, url, position, segment.start, segment.end, segment.done])
         }
+        let dropTail = try db.cachedStatement(sql: "DELETE FROM segment WHERE session = ? AND url = ? AND position >= ?")
+        try dropTail.execute(arguments: [session, url, segments.count])
     }
 
     func writeLayout(_ layout: ManualLayout, _ db: Database) throws {

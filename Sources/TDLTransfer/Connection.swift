@@ -128,7 +128,9 @@ final class Connection {
     // MARK: - Callbacks
 
     func receiveHeader(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Plain byte trimming: Foundation's character-set trimming was a tenth of the time of
+        // a download of many small files.
+        let trimmed = Self.trimmed(Substring(line))
         if trimmed.hasPrefix("HTTP/") {
             status = Int(trimmed.split(separator: " ").dropFirst().first ?? "") ?? 0
             headers = [:]
@@ -137,9 +139,14 @@ final class Connection {
         }
         if let colon = trimmed.firstIndex(of: ":") {
             let name = trimmed[..<colon].lowercased()
-            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = value
+            headers[name] = String(Self.trimmed(trimmed[trimmed.index(after: colon)...]))
         }
+    }
+
+    static func trimmed(_ text: Substring) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+        return text[first ... last]
     }
 
     /// Checks the answer before its first byte is written. False stops the transfer.

@@ -69,15 +69,14 @@ final class Finisher {
             }
         }
         let ready = batch.indices.filter { results[$0] == nil }
-        if ready.count > 1 {
-            // One syncfs flushes every file of the batch (what `sync -f` does).
-            _ = tdl_syncfs(batch[ready[0]].part.fd)
-        }
+        // One syncfs flushes every file of the batch (what `sync -f` does) and, since Linux 5.8,
+        // reports a write error of any of them; when it fails each file is fsync'ed to find which.
+        let batchSynced = ready.count > 1 && tdl_syncfs(batch[ready[0]].part.fd) == 0
         var directories = Set<String>()
         for k in ready {
             let item = batch[k]
             do {
-                let path = try item.part.finish(syncingDirectory: false)
+                let path = try item.part.finish(syncingFile: !batchSynced, syncingDirectory: false)
                 directories.insert(item.part.directory)
                 results[k] = .done(path: path, size: item.part.size)
             } catch let error as FileError {

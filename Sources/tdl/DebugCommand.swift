@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLStore
 
 struct DebugCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "debug",
         abstract: "Tools for measuring tdl.",
         shouldDisplay: false,
-        subcommands: [Populate.self]
+        subcommands: [Populate.self, BenchList.self, BenchSession.self]
     )
 
     struct Populate: ParsableCommand {
@@ -27,6 +28,40 @@ struct DebugCommand: ParsableCommand {
             } catch {
                 fail(with: error)
             }
+        }
+    }
+
+    struct BenchList: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench-list",
+            abstract: "Time sorting, adding and lookups on a made-up list in memory (use a release build).")
+
+        @Option(help: "Tasks in the list.") var tasks = 100_000
+        @Option(help: "Runs of each step; the fastest counts.") var repetitions = 3
+
+        func run() throws {
+            let results = ListBenchmark.run(taskCount: tasks, repetitions: repetitions)
+            print(ListBenchmark.table(results))
+            if results.contains(where: { !$0.withinLimit }) { throw ExitCode(1) }
+        }
+    }
+
+    struct BenchSession: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench-session",
+            abstract: "Time opening, restoring and checkpointing a made-up session in a temporary SQLite file (use a release build).")
+
+        @Option(help: "Tasks in the session.") var tasks = 100_000
+        @Option(help: "Downloads in one checkpoint.") var active = 100
+        @Option(help: "Runs of each step; the fastest counts.") var repetitions = 3
+
+        func run() throws {
+            let folder = NSTemporaryDirectory() + "tdl-bench-session-\(getpid())"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let results = try SessionBenchmark.run(folder: folder, taskCount: tasks, activeCount: active, repetitions: repetitions)
+            print(ListBenchmark.table(results))
+            if results.contains(where: { !$0.withinLimit }) { throw ExitCode(1) }
         }
     }
 }

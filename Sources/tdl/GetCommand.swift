@@ -116,17 +116,35 @@ struct GetCommand: ParsableCommand {
         signal(SIGINT) { _ in getInterrupted = 1 }
         signal(SIGTERM) { _ in getInterrupted = 1 }
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
+        func isPending(_ url: String) -> Bool {
+            guard let state = manager.state(of: url) else { return false }
+            return state == .downloading || state == .waiting
+        }
+        // Follow the manager's events instead of asking about every requested URL on every
+        // turn of the loop: with 500 files that was most of the loop's time.
         let wanted = Set(requested)
-        func pending() -> Bool {
-            wanted.contains { url in
-                guard let state = manager.state(of: url) else { return false }
-                return state == .downloading || state == .waiting
+        var unsettled = wanted.filter(isPending)
+        var ended: [String] = []
+        manager.onEvent = { event in
+            switch event {
+            case .taskSucceeded(let url, _), .taskFailed(let url, _):
+                if wanted.contains(url) { ended.append(url) }
+            default:
+                break
             }
         }
-        while pending() && getInterrupted == 0 {
+        var lastFullCheck = Date()
+        while !unsettled.isEmpty && getInterrupted == 0 {
             _ = manager.runOnce(timeoutMs: 200)
-            progress.update()
+            for url in ended where !isPending(url) { unsettled.remove(url) }
+            progress.update(ended: ended)
+            ended.removeAll()
+            if Date().timeIntervalSince(lastFullCheck) >= 1 {
+                unsettled = unsettled.filter(isPending)  // a state changed without an event
+                lastFullCheck = Date()
+            }
         }
+        manager.onEvent = nil
         progress.finish()
         manager.maxDownloadCount = savedLimit
         manager.setConnectionsPerDownload(savedConnections)

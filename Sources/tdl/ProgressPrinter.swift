@@ -20,9 +20,10 @@ final class ProgressPrinter {
 
     private var now: Double { Date().timeIntervalSinceReferenceDate }
 
-    func update() {
+    /// `ended`: requested URLs that finished or failed since the last call.
+    func update(ended: [String]) {
         guard !quiet else { return }
-        reportEnded()
+        reportEnded(ended)
         let interval = isTerminal ? 0.25 : 5
         guard now - lastPrint >= interval else { return }
         lastPrint = now
@@ -52,9 +53,9 @@ final class ProgressPrinter {
         return "\(name): \(ByteFormat.string(received))\(total)\(percent) \(ByteFormat.rate(activity?.speed ?? 0)) ETA \(ByteFormat.duration(activity?.eta))"
     }
 
-    /// One line per file that finished or failed since the last call (kept above the live lines).
-    func reportEnded() {
-        for url in urls where !reported.contains(url) {
+    /// One line per file that finished or failed (kept above the live lines).
+    func reportEnded(_ candidates: [String]) {
+        for url in candidates where !reported.contains(url) {
             guard let task = manager.task(url), task.state == .finished || task.state == .failed else { continue }
             reported.insert(url)
             let text = task.state == .finished
@@ -70,7 +71,7 @@ final class ProgressPrinter {
 
     func finish() {
         guard !quiet else { return }
-        reportEnded()
+        reportEnded(urls)
         if isTerminal && linesOnScreen > 0 {
             write("\u{1B}[\(linesOnScreen)A\r\u{1B}[J")
             linesOnScreen = 0

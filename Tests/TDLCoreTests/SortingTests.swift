@@ -80,6 +80,23 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.listNames, [["a.zip", "a-b.zip"]])  // "a" < "a-b"
     }
 
+    /// Names are prepared once for sorting; every later change of name or type must show.
+    func testNameAndTypeOrderFollowRenamesAndTheServersAnswer() {
+        let f = Fixture()
+        let urls = f.add(["b.bin", "c.bin", "a.bin"])
+        f.manager.sortListBy(type: .fileName)
+        XCTAssertEqual(f.listNames, [["a.bin", "b.bin", "c.bin"]])
+        f.manager.changeDisplayNameOfTask(urls[1], to: "0 first")
+        XCTAssertEqual(f.listNames, [["c.bin", "a.bin", "b.bin"]])  // file names; c.bin shows as "0 first"
+        f.engine.resolve(urls[0], name: "z.bin", size: 10)  // Content-Disposition renamed it
+        XCTAssertEqual(f.listNames, [["c.bin", "a.bin", "z.bin"]])
+        f.manager.sortListBy(type: .fileType)
+        XCTAssertEqual(f.manager.sectionTitles, ["Other"])
+        f.engine.resolve(urls[2], name: "a.bin", size: 10, mime: "video/mp4")  // the type comes from the MIME type
+        XCTAssertEqual(f.manager.sectionTitles, ["Video", "Other"])
+        XCTAssertEqual(f.listNames, [["a.bin"], ["c.bin", "z.bin"]])
+    }
+
     /// New tasks land exactly where a full re-sort puts them, in every sort and order.
     func testIncrementalInsertMatchesAFullSort() {
         for type in [SortType.addTime, .fileName, .fileSize, .fileType] {

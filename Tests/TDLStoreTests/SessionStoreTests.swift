@@ -91,6 +91,19 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(loaded.received, 200_000_100)
         XCTAssertEqual(loaded.segments.map(\.done), [200_000_000, 100])
         XCTAssertEqual(loaded.note, task.note)
+        // A restart from zero leaves one segment: the old second one must not come back.
+        var restart = SessionChanges()
+        restart.progress[task.url] = [Segment(start: 0, end: nil, done: 5)]
+        try store.commit(restart)
+        XCTAssertEqual(try store.load().tasks[0].segments, [Segment(start: 0, end: nil, done: 5)])
+    }
+
+    func testSessionBenchmarkWritesRestoresAndReportsItsBudgets() throws {
+        let results = try SessionBenchmark.run(folder: dir, taskCount: 2_000, activeCount: 20, repetitions: 1)
+        XCTAssertEqual(results.map(\.name), ["write 2000 new tasks", "checkpoint of 20 active downloads", "open and restore 2000 tasks"])
+        XCTAssertEqual(results[1].limit, SessionBenchmark.checkpointLimitMs)
+        XCTAssertEqual(results[2].limit, SessionBenchmark.restoreLimitMs)
+        XCTAssertEqual(try SQLiteSessionStore(path: dbPath, session: "bench").load().tasks.count, 2_000)
     }
 
     func testSessionsAreIndependentInOneFile() throws {

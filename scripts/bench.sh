@@ -1,0 +1,355 @@
+#!/usr/bin/env bash
+# Compares `tdl get` with curl, wget and aria2c, downloading from nginx on loopback.
+#
+#   scripts/bench.sh                      every scenario
+#   scripts/bench.sh single many          a subset: single (1 GiB, one connection, plus CPU),
+#                                         segmented (rate-limited server, 8 connections),
+#                                         many (500 small files, 16 at a time)
+#
+# Environment: TDL (binary, default .build/release/tdl), BENCH_RUNS (timed runs per tool,
+# default 5), BENCH_DIR (parent of the temp folder, default /var/tmp: it must be a disk,
+# not tmpfs), BENCH_TIMEOUT (seconds before a run counts as hung, default 600),
+# BENCH_BIG_MIB / BENCH_SEG_MIB / BENCH_FILES (sizes, for a quick trial), BENCH_KEEP=1
+# (keep the temp folder, e.g. to rerun a failed command).
+#
+# Each round runs every tool once, tdl first in odd rounds and last in even ones, so the
+# tdl/peer ratio of a round compares neighbours. Round 0 is an untimed warm-up whose
+# output is checked against sha256. tdl makes its files durable before it exits, so curl
+# and wget are followed by `sync -f` (aria2c fsyncs by itself). Progress goes to stderr, the markdown table to stdout.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+TDL=$(realpath -m "${TDL:-$root/.build/release/tdl}")
+RUNS=${BENCH_RUNS:-5}
+TIMEOUT=${BENCH_TIMEOUT:-600}
+BIG_MIB=${BENCH_BIG_MIB:-1024}
+SEG_MIB=${BENCH_SEG_MIB:-256}
+FILES=${BENCH_FILES:-500}
+SMALL_KIB=100
+PEERS=(curl wget aria2c)
+
+die() { echo "bench: $*" >&2; exit 1; }
+have() { command -v "$1" >/dev/null; }
+say() { echo "$*" >&2; }
+
+# The given peers that are installed.
+installed() {
+  local p
+  for p in "$@"; do [[ " ${PEERS[*]} " != *" $p "* ]] || echo "$p"; done
+}
+
+check_tools() {
+  [ -x "$TDL" ] || die "no tdl binary at $TDL (run 'make release' or set TDL=)"
+  have /usr/sbin/nginx || have nginx || die "nginx is missing (scripts/install-deps.sh --test)"
+  local p kept=()
+  for p in python3 curl sha256sum; do have "$p" || die "$p is missing"; done
+  for p in "${PEERS[@]}"; do
+    if have "$p"; then kept+=("$p"); else say "bench: $p is not installed, skipping it"; fi
+  done
+  PEERS=("${kept[@]}")
+}
+
+# --- temp folder, files, nginx ----------------------------------------------------------
+
+make_work() {
+  work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/tdl-bench.XXXXXX")
+  # nginx workers run as www-data when started by root: they must be able to read the files.
+  chmod 755 "$work"
+  mkdir -p "$work/www/many" "$work/nginx-tmp"
+  [ "$(fs_type)" != tmpfs ] || say "bench: warning: $work is on tmpfs, sync costs nothing there"
+}
+
+cleanup() {
+  [ -s "${work:-}/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null
+  [ -n "${work:-}" ] && [ -z "${BENCH_KEEP:-}" ] && rm -rf "$work"
+  return 0
+}
+
+# Random content, so no layer can compress it; sha256 manifests for the checks.
+make_files() {
+  say "bench: writing test files into $work/www"
+  head -c "$((BIG_MIB << 20))" /dev/urandom >"$work/www/big.bin"
+  head -c "$((SEG_MIB << 20))" /dev/urandom >"$work/www/seg.bin"
+  python3 - "$work/www/many" "$FILES" "$((SMALL_KIB << 10))" <<'EOF'
+import os, sys
+folder, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(1, count + 1):
+    with open(os.path.join(folder, "f%04d.bin" % i), "wb") as f:
+        f.write(os.urandom(size))
+EOF
+  (cd "$work/www" && sha256sum big.bin >"$work/single.sha256" && sha256sum seg.bin >"$work/segmented.sha256")
+  (cd "$work/www/many" && sha256sum -- *.bin >"$work/many.sha256")
+  local i
+  for ((i = 1; i <= FILES; i++)); do printf '%s/many/f%04d.bin\n' "$BASE" "$i"; done >"$work/urls.txt"
+  sed 's/.*/url = "&"/' "$work/urls.txt" >"$work/urls.curlrc"
+  chmod -R a+rX "$work/www"
+  # Write the sources back now, so their writeback does not land in a timed run.
+  sync -f "$work/www/big.bin"
+}
+
+fs_type() { df --output=fstype "$work" | tail -n 1; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# /slow/ serves the same folder at 40 MiB/s per connection: segmenting pays off there.
+start_nginx() {
+  local port user=""
+  port=$(free_port)
+  BASE="http://127.0.0.1:$port"
+  [ "$(id -u)" -ne 0 ] || user="user www-data;"
+  cat >"$work/nginx.conf" <<EOF
+$user
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  default_type application/octet-stream;
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path $work/nginx-tmp;
+  proxy_temp_path $work/nginx-tmp;
+  fastcgi_temp_path $work/nginx-tmp;
+  server {
+    listen 127.0.0.1:$port;
+    root $work/www;
+    location /slow/ { alias $work/www/; limit_rate 40m; }
+  }
+}
+EOF
+  local nginx=/usr/sbin/nginx
+  [ -x "$nginx" ] || nginx=$(command -v nginx)
+  "$nginx" -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" ||
+    die "nginx did not start (see $work/nginx-error.log)"
+  curl -s -o /dev/null --retry 20 --retry-connrefused --retry-delay 0 "$BASE/" ||
+    die "nginx does not answer on $BASE"
+}
+
+# --- one timed run ----------------------------------------------------------------------
+
+# Prints "wall_seconds user+sys_seconds" of a command and exits with its status (124 when
+# it hung). wait4 counts the CPU of the child and of every descendant it waited for.
+write_timer() {
+  cat >"$work/timer.py" <<'EOF'
+import os, signal, subprocess, sys, threading, time
+timeout, log, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
+with open(log, "wb") as out:
+    start = time.perf_counter()
+    child = subprocess.Popen(cmd, stdout=out, stderr=out, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+    hung = []
+    def kill():
+        hung.append(True)
+        os.killpg(child.pid, signal.SIGKILL)
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    timer.cancel()
+child.returncode = code = os.waitstatus_to_exitcode(status)
+print("%.3f %.3f" % (wall, usage.ru_utime + usage.ru_stime))
+sys.exit(124 if hung else (code if code >= 0 else 128 - code))
+EOF
+}
+
+# Runs a peer, then flushes the file system, as tdl does before it reports success.
+then_sync() {
+  local target=$1
+  shift
+  CMD=(sh -c '"$@" && exec sync -f "$0"' "$target" "$@")
+}
+
+# aria2c fsyncs each file itself before it exits, so it needs no sync afterwards.
+ARIA2=(aria2c -q --file-allocation=none --allow-overwrite=true --auto-file-renaming=false)
+
+# Sets CMD: how TOOL downloads scenario SCEN into folder OUT, tdl keeping its session in HOME.
+command_for() {
+  local scen=$1 tool=$2 out=$3 home=$4 url
+  case $scen in
+    single) url=$BASE/big.bin ;;
+    segmented) url=$BASE/slow/seg.bin ;;
+  esac
+  case $scen/$tool in
+    single/tdl) CMD=("$TDL" get --home "$home" -d "$out" -q -x 1 "$url") ;;
+    segmented/tdl) CMD=("$TDL" get --home "$home" -d "$out" -q -x 8 "$url") ;;
+    many/tdl) CMD=("$TDL" get --home "$home" -d "$out" -q -j 16 -i "$work/urls.txt") ;;
+    */curl) if [ "$scen" = many ]; then
+        then_sync "$out" curl -sSf -Z --parallel-max 16 --remote-name-all --output-dir "$out" -K "$work/urls.curlrc"
+      else
+        then_sync "$out" curl -sSf -o "$out/${url##*/}" "$url"
+      fi ;;
+    */wget) if [ "$scen" = many ]; then
+        then_sync "$out" wget -q -P "$out" -i "$work/urls.txt"
+      else
+        then_sync "$out" wget -q -O "$out/${url##*/}" "$url"
+      fi ;;
+    single/aria2c) CMD=("${ARIA2[@]}" -x1 -s1 -d "$out" "$url") ;;
+    segmented/aria2c) CMD=("${ARIA2[@]}" -x8 -s8 -k1M -d "$out" "$url") ;;
+    many/aria2c) CMD=("${ARIA2[@]}" -j16 -i "$work/urls.txt" -d "$out") ;;
+    *) die "no command for $scen/$tool" ;;
+  esac
+}
+
+# The output must hold exactly the served files; sha256 too when FULL is set (warm-up).
+check_output() {
+  local scen=$1 tool=$2 out=$3 full=$4 want got
+  want=$(awk '{print $2}' "$work/$scen.sha256" | sort | tr '\n' ' ')
+  got=$(cd "$out" && find . -type f -printf '%P\n' | sort | tr '\n' ' ')
+  [ "$want" = "$got" ] || die "$scen/$tool: unexpected files in $out: ${got:0:200}"
+  [ -z "$full" ] || (cd "$out" && sha256sum --quiet -c "$work/$scen.sha256") >&2 ||
+    die "$scen/$tool: sha256 mismatch in $out"
+}
+
+# One download into a fresh folder; the clean-up and its writeback stay outside the timing.
+run_once() {
+  local scen=$1 tool=$2 round=$3 out=$work/out home=$work/home log=$work/last.log t
+  rm -rf "$out" "$home"
+  mkdir -p "$out" "$home"
+  sync -f "$work"
+  command_for "$scen" "$tool" "$out" "$home"
+  t=$(python3 "$work/timer.py" "$TIMEOUT" "$log" "${CMD[@]}") || {
+    local rc=$?
+    [ $rc -ne 124 ] || say "bench: $scen/$tool hung: killed after ${TIMEOUT}s"
+    say "bench: $scen/$tool failed (exit $rc, round $round): $(printf "%q " "${CMD[@]}")"
+    tail -n 20 "$log" >&2
+    exit 1
+  }
+  check_output "$scen" "$tool" "$out" "$([ "$round" -eq 0 ] && echo full)"
+  if [ "$round" -eq 0 ]; then
+    say "$(printf '  %-9s %-7s warm-up    %7.2fs wall %6.2fs cpu' "$scen" "$tool" $t)"
+  else
+    say "$(printf '  %-9s %-7s run %d/%d    %7.2fs wall %6.2fs cpu' "$scen" "$tool" "$round" "$RUNS" $t)"
+    printf '%s\t%s\t%s\t%s\n' "$scen" "$tool" "$round" "${t/ /$'\t'}" >>"$work/results.tsv"
+  fi
+}
+
+# Round 0 warms nginx's page cache and the binaries; tdl alternates first and last.
+run_scenario() {
+  local scen=$1 round tool i
+  shift
+  local tools=("$@") reversed=() order
+  for ((i = ${#tools[@]} - 1; i >= 0; i--)); do reversed+=("${tools[i]}"); done
+  say "bench: $scen (${tools[*]})"
+  for ((round = 0; round <= RUNS; round++)); do
+    if ((round % 2)); then order=("${tools[@]}"); else order=("${reversed[@]}"); fi
+    for tool in "${order[@]}"; do run_once "$scen" "$tool" "$round"; done
+  done
+}
+
+# goal SCEN METRIC PEER LIMIT: tdl/peer of METRIC (wall or cpu) should stay at or below LIMIT.
+goal() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$work/goals.tsv"; }
+
+scenario_single() {
+  goal single wall curl 1.0
+  goal single wall aria2c 0.9
+  goal single cpu curl 1.3
+  run_scenario single tdl "${PEERS[@]}"
+}
+
+scenario_segmented() {
+  goal segmented wall aria2c 1.0
+  # curl (one connection) only as a reference: the server caps it at 40 MiB/s.
+  run_scenario segmented tdl $(installed aria2c curl)
+}
+
+scenario_many() {
+  goal many wall curl 1.5
+  goal many wall aria2c 0.5
+  run_scenario many tdl "${PEERS[@]}"
+}
+
+# --- report -----------------------------------------------------------------------------
+
+print_machine() {
+  echo "Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -sr)," \
+    "files on $(fs_type); load average at start: $LOAD0"
+  echo
+  echo "Versions: $(curl --version | head -1 | cut -d' ' -f1-2)," \
+    "$(have wget && wget --version | head -1 | cut -d' ' -f1-3)," \
+    "$(have aria2c && aria2c --version | head -1 | cut -d' ' -f1,3)," \
+    "$(/usr/sbin/nginx -v 2>&1 | cut -d' ' -f3), tdl $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');" \
+    "timed runs per tool: $RUNS, medians"
+  echo
+}
+
+print_table() {
+  python3 - "$work/results.tsv" "$work/goals.tsv" "$BIG_MIB" "$SEG_MIB" "$FILES" "$SMALL_KIB" <<'EOF'
+import collections, statistics, sys
+results, goals_file, big, seg, files, small = sys.argv[1:]
+def size(mib):
+    mib = int(mib)
+    return "%d GiB" % (mib // 1024) if mib % 1024 == 0 else "%d MiB" % mib
+labels = {
+    "single": "%s, 1 connection" % size(big),
+    "segmented": "%s, 40 MiB/s per connection" % size(seg),
+    "many": "%s × %s KiB, 16 at a time" % (files, small),
+}
+runs = collections.defaultdict(dict)   # (scen, tool) -> round -> (wall, cpu)
+for line in open(results):
+    scen, tool, rnd, wall, cpu = line.split()
+    runs[scen, tool][int(rnd)] = (float(wall), float(cpu))
+goals = {}
+for line in open(goals_file):
+    scen, metric, peer, limit = line.split()
+    goals[scen, metric, peer] = float(limit)
+
+def median(values): return statistics.median(values) if values else float("nan")
+def ratio(scen, peer, i):
+    a, b = runs[scen, "tdl"], runs[scen, peer]
+    return median([a[r][i] / b[r][i] for r in a if r in b and b[r][i] > 0])
+def goal_cell(scen, metric, peer, value):
+    limit = goals.get((scen, metric, peer))
+    if limit is None: return ""
+    return "≤ %.1f× %s" % (limit, "✓" if value <= limit else "✗")
+
+print("| scenario | tool | median wall s | median user+sys s | tdl/peer (median of pairs) | goal |")
+print("|---|---|---:|---:|---:|---|")
+scens = [s for s in labels if (s, "tdl") in runs]
+for scen in scens:
+    tools = [t for t in ("tdl", "curl", "wget", "aria2c") if (scen, t) in runs]
+    for tool in tools:
+        rows = runs[scen, tool].values()
+        wall, cpu = median([w for w, _ in rows]), median([c for _, c in rows])
+        r = "" if tool == "tdl" else ratio(scen, tool, 0)
+        cells = [labels[scen], tool, "%.2f" % wall, "%.2f" % cpu,
+                 "" if tool == "tdl" else "%.2f" % r,
+                 "" if tool == "tdl" else goal_cell(scen, "wall", tool, r)]
+        print("| " + " | ".join(cells) + " |")
+for (scen, metric, peer), limit in goals.items():
+    if metric == "cpu" and (scen, peer) in runs:
+        r = ratio(scen, peer, 1)
+        print("| %s, CPU | tdl vs %s | | %.2f vs %.2f | %.2f | %s |" % (
+            labels[scen], peer,
+            median([c for _, c in runs[scen, "tdl"].values()]),
+            median([c for _, c in runs[scen, peer].values()]),
+            r, goal_cell(scen, metric, peer, r)))
+EOF
+}
+
+main() {
+  local scens=("$@") s
+  [ ${#scens[@]} -gt 0 ] || scens=(single segmented many)
+  for s in "${scens[@]}"; do
+    case $s in single | segmented | many) ;; *) die "unknown scenario '$s' (single, segmented, many)" ;; esac
+  done
+  check_tools
+  LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  make_work
+  start_nginx
+  make_files
+  write_timer
+  : >"$work/results.tsv"
+  : >"$work/goals.tsv"
+  for s in "${scens[@]}"; do "scenario_$s"; done
+  print_machine
+  print_table
+  echo
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+main "$@"
