@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: run build test deps test-deps release bench screenshots clean
+.PHONY: run build test deps test-deps release bench screenshots man clean
 
 run: build
 	.build/debug/tdl $(ARGS)
@@ -25,6 +25,11 @@ release: deps
 
 bench: release test-deps
 	scripts/bench.sh
+
+# The man page is made from the commands' help: regenerate it after changing an option.
+man: build
+	@mkdir -p man
+	.build/debug/tdl man > man/tdl.1
 
 screenshots: build test-deps
 	scripts/screenshots.sh

@@ -18,9 +18,10 @@ public final class TerminalApp {
         public var colors = true
         /// Shown once on the message line at start ("restored 2 interrupted downloads").
         public var startMessage: String?
-        /// Called every loop turn: the place to take URLs handed over by other tdl processes.
-        public var poll: (() -> [String])?
+        /// Descriptors the loop also waits on (the control socket of other tdl commands), and
+        /// what to do when some are ready; the returned lines go to the message line.
         public var extraFDs: [Int32] = []
+        public var onReady: ((Set<Int32>) -> [String])?
 
         public init() {}
     }
@@ -104,9 +105,11 @@ public final class TerminalApp {
                 // Readable without a key means end of input: stop polling it, or it spins.
                 if !gotKey && isStdinClosed() { stdinOpen = false }
             }
-            if let poll = options.poll {
-                let handed = poll()
-                if !handed.isEmpty { addURLs(handed) }
+            if let onReady = options.onReady, !ready.isDisjoint(with: options.extraFDs) {
+                let notes = onReady(ready)
+                if !notes.isEmpty { say(notes.joined(separator: "; ")) }
+                entriesStale = true
+                needsDraw = true
             }
             if receivedSignal != 0 { quitting = true }
             if let script { runScript(script) }

@@ -5,7 +5,12 @@ import TDLCore
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add URLs to the session and return at once; the next tdl that runs downloads them."
+        abstract: "Add URLs to the session and return at once.",
+        discussion: """
+            When a tdl runs the session (the full-screen list or tdl get), the URLs go to it and \
+            start there; otherwise they are saved and the next tdl that runs downloads them. \
+            \(ExitStatus.help)
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -25,19 +30,12 @@ struct AddCommand: ParsableCommand {
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            let session = try Session(options: global, downloading: false)
-            if let notice = session.notice { warn(notice) }
-            var rejected = 0
-            for entry in entries {
-                let result = session.manager.add([entry.url], directory: entry.dir.map(Paths.absolute),
-                                                  fileName: entry.out.flatMap(FileNameSanitizer.sanitize),
-                                                  checksum: entry.checksum.flatMap(Checksum.init))
-                for r in result.rejected { warn("\(r.url): \(r.reason)"); rejected += 1 }
-                for url in result.added { print("added \(ScreenSafe.clean(url))") }
-                for url in result.existing { print("already in the list: \(ScreenSafe.clean(url))") }
+            // Folders are resolved here: a running tdl has another working directory.
+            let items = entries.map { entry in
+                ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute),
+                                    out: entry.out, checksum: entry.checksum)
             }
-            session.manager.flush()
-            if rejected > 0 { Foundation.exit(ExitStatus.badInput) }
+            SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
         } catch {
             fail(with: error)
         }

@@ -42,7 +42,8 @@ enum ExitStatus {
     static let help = """
         Exit status: 0 all requested files finished; 1 a download failed; 2 bad input (URL, \
         option or input file); 3 the session is in use by another tdl; 4 the download folder \
-        cannot be used; 5 the session database cannot be used; 130 interrupted.
+        cannot be used; 5 the session database cannot be used; 64 unknown option or missing \
+        argument; 130 interrupted.
         """
 }
 

@@ -15,6 +15,7 @@ struct GetCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var hookOptions: HookOptions
 
     @Argument(help: "URLs to download.")
     var urls: [String] = []
@@ -74,6 +75,17 @@ struct GetCommand: ParsableCommand {
         let session: Session
         do {
             session = try Session(options: global, downloading: true)
+        } catch CLIError.sessionInUse {
+            // Another tdl runs this session: it downloads for us, we wait and report.
+            let items = entries.map { entry in
+                ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute), out: entry.out,
+                                    checksum: entry.checksum ?? checksum)
+            }
+            HandOver(options: global, items: items, all: all, quiet: quiet).run()
+        } catch {
+            fail(with: error)
+        }
+        do {
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             for dir in Set(entries.compactMap(\.dir)) { try Paths.ensureWritableDirectory(Paths.absolute(dir)) }
         } catch {
@@ -81,6 +93,7 @@ struct GetCommand: ParsableCommand {
         }
         if let notice = session.notice { warn(notice) }
         let manager = session.manager
+        hookOptions.save(into: manager)
         let savedLimit = manager.maxDownloadCount
         let savedConnections = manager.settings.connectionsPerDownload
         manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
@@ -125,7 +138,9 @@ struct GetCommand: ParsableCommand {
         let wanted = Set(requested)
         var unsettled = wanted.filter(isPending)
         var ended: [String] = []
+        let previousHandler = manager.onEvent
         manager.onEvent = { event in
+            previousHandler?(event)
             switch event {
             case .taskSucceeded(let url, _), .taskFailed(let url, _):
                 if wanted.contains(url) { ended.append(url) }
@@ -134,8 +149,19 @@ struct GetCommand: ParsableCommand {
             }
         }
         var lastFullCheck = Date()
+        let control = session.control
         while !unsettled.isEmpty && getInterrupted == 0 {
-            _ = manager.runOnce(timeoutMs: 200)
+            let ready = manager.runOnce(timeoutMs: 200, watching: control.map { [$0.fd] } ?? [])
+            if let control, ready.contains(control.fd) {
+                _ = control.serve { request in
+                    let reply = ControlActions.perform(request, on: manager)
+                    // URLs handed over by another tdl are downloaded before this one exits.
+                    if request.command == .add || request.command == .resume {
+                        unsettled.formUnion(request.items.map(\.url).filter(isPending))
+                    }
+                    return reply
+                }
+            }
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
@@ -144,7 +170,7 @@ struct GetCommand: ParsableCommand {
                 lastFullCheck = Date()
             }
         }
-        manager.onEvent = nil
+        manager.onEvent = previousHandler
         progress.finish()
         manager.maxDownloadCount = savedLimit
         manager.setConnectionsPerDownload(savedConnections)

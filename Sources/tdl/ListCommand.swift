@@ -13,8 +13,31 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print the trash instead of the list.")
     var trash = false
 
-    @Flag(help: "One JSON object per task (url, name, path, section, state, size, received, speed, error).")
+    @Flag(help: "A JSON array, one object per task: url, name, path, section, state (waiting, downloading, paused, stopped, done, failed), size (bytes or null), received (bytes), speed (bytes/s, live when a tdl runs the session), error (text or null).")
     var json = false
+
+    @Option(help: ArgumentHelp("Order for this listing only: manual, time, name, size or type (default: the session's).", valueName: "type"))
+    var sort: ListSort?
+
+    @Option(help: ArgumentHelp("asc or desc (default: the session's).", valueName: "order"))
+    var order: ListOrder?
+
+    enum ListSort: String, ExpressibleByArgument, CaseIterable {
+        case manual, time, name, size, type
+        var sortType: SortType {
+            switch self {
+            case .manual: return .manual
+            case .time: return .addTime
+            case .name: return .fileName
+            case .size: return .fileSize
+            case .type: return .fileType
+            }
+        }
+    }
+
+    enum ListOrder: String, ExpressibleByArgument, CaseIterable {
+        case asc, desc
+    }
 
     func run() throws {
         let session: Session
@@ -24,6 +47,17 @@ struct ListCommand: ParsableCommand {
             fail(with: error)
         }
         let manager = session.manager
+        // Sorted in memory only: listing never writes the session.
+        if sort != nil || order != nil {
+            let type = sort?.sortType ?? manager.sortType
+            manager.sortListBy(type: type, order: order.map { $0 == .asc ? .ascending : .descending } ?? manager.sortOrder)
+        }
+        // States, progress and speeds from the tdl that runs the session, when one does.
+        var live: [String: TaskStatus] = [:]
+        if case .answered(let reply) = ControlClient.send(ControlRequest(command: .status, items: []),
+                                                          home: session.home, session: session.name) {
+            for task in reply.tasks ?? [] { live[task.url] = task }
+        }
         var rows: [(section: String, url: String)] = []
         if trash {
             rows = manager.toDeleteList.map { ("Trash", $0) }
@@ -36,11 +70,11 @@ struct ListCommand: ParsableCommand {
             var objects: [[String: Any]] = []
             for row in rows {
                 guard let task = manager.task(row.url) else { continue }
+                let status = live[row.url] ?? ControlActions.status(of: row.url, in: manager)!
                 objects.append([
-                    "url": task.url, "name": manager.displayName(of: row.url) ?? task.fileName, "path": task.filePath,
-                    "section": row.section, "state": ListStateWord.word(task.state),
-                    "size": task.size.map { $0 as Any } ?? NSNull(), "received": task.received, "speed": 0,
-                    "error": task.failReason.map { $0.message as Any } ?? NSNull(),
+                    "url": task.url, "name": manager.displayName(of: row.url) ?? task.fileName, "path": status.path,
+                    "section": row.section, "state": status.state, "size": status.size.map { $0 as Any } ?? NSNull(),
+                    "received": status.received, "speed": status.speed, "error": status.error.map { $0 as Any } ?? NSNull(),
                 ])
             }
             let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
@@ -53,7 +87,15 @@ struct ListCommand: ParsableCommand {
             if row.section != lastSection && !row.section.isEmpty { print("== \(ScreenSafe.clean(row.section))") }
             lastSection = row.section
             let name = ScreenSafe.clean(manager.displayName(of: row.url) ?? task.fileName)
-            print("\(ListStateWord.word(task.state))\t\(name)\t\(ScreenSafe.clean(task.detailText))\t\(ScreenSafe.clean(task.url))")
+            var state = ListStateWord.word(task.state)
+            var detail = task.detailText
+            if let status = live[row.url] {
+                state = status.state
+                if status.state == "downloading" {
+                    detail = "\(ByteFormat.string(status.received))/\(status.size.map(ByteFormat.string) ?? "?") \(ByteFormat.rate(status.speed))"
+                }
+            }
+            print("\(state)\t\(name)\t\(ScreenSafe.clean(detail))\t\(ScreenSafe.clean(task.url))")
         }
     }
 }

@@ -15,8 +15,14 @@ final class Session {
     /// How many downloads were interrupted last time and continue now.
     var interrupted = 0
 
-    /// `downloading` opens the engine and takes the session's lock.
-    init(options: GlobalOptions, downloading: Bool, restoring: Bool = true) throws {
+    /// Requests from other tdl commands, when this one runs the session.
+    let control: ControlServer?
+    /// The session's --on-complete / --on-error commands, when this one downloads.
+    private(set) var hooks: HookRunner?
+
+    /// `downloading` opens the engine, takes the session's lock and listens for other tdl
+    /// commands; `locking` takes the lock alone (to change a session nobody runs).
+    init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true) throws {
         home = Paths.home(options.home)
         name = options.session
         do {
@@ -25,11 +31,15 @@ final class Session {
             throw CLIError.store("cannot create the tdl home \(home): \(error.localizedDescription)")
         }
         chmod(home, 0o700)
-        if downloading {
+        if downloading || locking {
             guard let lock = try SessionLock(home: home, session: name) else { throw CLIError.sessionInUse(name) }
             self.lock = lock
+            // With the lock held, a socket file left by a killed tdl is stale: replace it.
+            control = downloading ? try ControlServer(home: home, session: name) : nil
+            if !downloading { unlink(ControlSocket.path(home: home, session: name)) }
         } else {
             lock = nil
+            control = nil
         }
         do {
             store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name)
@@ -44,6 +54,7 @@ final class Session {
         } catch {
             throw CLIError.store("cannot read the session: \(error)")
         }
+        if downloading { hooks = HookRunner(manager: manager) }
         // -d names the session's download folder from now on.
         if let dir = options.dir { manager.setDownloadDirectory(Paths.absolute(dir)) }
     }

@@ -26,7 +26,9 @@ struct TDLCommand: ParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [UICommand.self, GetCommand.self, AddCommand.self, ListCommand.self, DebugCommand.self],
+        subcommands: [UICommand.self, GetCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
+                      StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, DebugCommand.self,
+                      ManPageCommand.self],
         defaultSubcommand: UICommand.self
     )
 }

@@ -7,6 +7,7 @@ struct UICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ui", abstract: "Open the full-screen list (the default).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var hookOptions: HookOptions
 
     func run() throws {
         let session: Session
@@ -16,6 +17,7 @@ struct UICommand: ParsableCommand {
         } catch {
             fail(with: error)
         }
+        hookOptions.save(into: session.manager)
         var options = TerminalApp.Options()
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]
@@ -30,6 +32,10 @@ struct UICommand: ParsableCommand {
             messages.append("restored \(session.interrupted) interrupted download\(session.interrupted == 1 ? "" : "s")")
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
+        if let control = session.control {
+            options.extraFDs = [control.fd]
+            options.onReady = { _ in control.serve { ControlActions.perform($0, on: session.manager) } }
+        }
         TerminalApp(manager: session.manager, options: options).run()
         session.manager.shutdown()
     }

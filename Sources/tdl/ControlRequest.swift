@@ -1,0 +1,113 @@
+import Foundation
+import TDLCore
+
+/// What one tdl command asks of a session: the same request is carried out by the running
+/// tdl (through the control socket) or, when none runs, on the saved session.
+struct ControlRequest: Codable {
+    enum Command: String, Codable {
+        case add, pause, resume, stop, restart, remove, status
+    }
+
+    /// One URL with the options an input file may give it.
+    struct Item: Codable {
+        var url: String
+        var dir: String?
+        var out: String?
+        var checksum: String?
+    }
+
+    var command: Command
+    var items: [Item]
+}
+
+/// What the command prints and how it exits.
+struct ControlReply: Codable {
+    var lines: [String] = []
+    var problems: [String] = []
+    var status: Int32 = ExitStatus.ok
+    /// For `status`: the live state of the tasks asked about (all of them when none named).
+    var tasks: [TaskStatus]?
+    /// One line for the running tdl's own screen ("added 2 URLs from another tdl").
+    var note: String?
+
+    static func encodedLine(_ reply: ControlReply) -> Data {
+        ((try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)) + Data("\n".utf8)
+    }
+}
+
+/// One task as `tdl list --json` and a waiting `tdl get` see it.
+struct TaskStatus: Codable {
+    var url: String
+    var state: String
+    var received: Int64
+    var size: Int64?
+    var speed: Int64
+    var error: String?
+    var path: String
+}
+
+/// Carries out requests on a manager: the running tdl's (live) or a saved session's.
+enum ControlActions {
+    static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
+        var reply = ControlReply()
+        let urls = request.items.map(\.url)
+        let unknown = request.command == .add ? [] : urls.filter { manager.task($0) == nil }
+        for url in unknown {
+            reply.problems.append("not in the session: \(ScreenSafe.clean(url))")
+            reply.status = ExitStatus.badInput
+        }
+        let known = urls.filter { manager.task($0) != nil }
+        func report(_ verb: String, _ changed: [String]) {
+            let changedSet = Set(changed)
+            for url in known {
+                reply.lines.append(changedSet.contains(url) ? "\(verb) \(ScreenSafe.clean(url))"
+                                                            : "unchanged (\(stateWord(manager, url))) \(ScreenSafe.clean(url))")
+            }
+            if !changed.isEmpty { reply.note = "\(verb) \(countOf(changed.count)) from another tdl" }
+        }
+        switch request.command {
+        case .add:
+            var added = 0
+            for item in request.items {
+                let result = manager.add([item.url], directory: item.dir, fileName: item.out.flatMap(FileNameSanitizer.sanitize),
+                                         checksum: item.checksum.flatMap(Checksum.init))
+                for r in result.rejected {
+                    reply.problems.append("\(ScreenSafe.clean(r.url)): \(r.reason)")
+                    reply.status = ExitStatus.badInput
+                }
+                for url in result.added { reply.lines.append("added \(ScreenSafe.clean(url))") }
+                for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.clean(url))") }
+                added += result.added.count
+            }
+            if added > 0 { reply.note = "added \(countOf(added)) from another tdl" }
+        case .pause:
+            report("paused", manager.pauseTasks(known))
+        case .resume:
+            report("resumed", manager.resumeTasks(known, queueIfFull: true))
+        case .stop:
+            report("stopped", manager.stopTasks(known))
+        case .restart:
+            report("restarted", manager.restartTasks(known))
+        case .remove:
+            report("moved to the trash", Array(manager.deleteTasks(known, keepFinishedFile: true).keys))
+        case .status:
+            let asked = urls.isEmpty ? manager.downloadList.flatMap { $0 } + manager.toDeleteList : known
+            reply.tasks = asked.compactMap { status(of: $0, in: manager) }
+        }
+        manager.flush()
+        return reply
+    }
+
+    static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {
+        guard let task = manager.task(url) else { return nil }
+        let activity = task.state == .downloading ? manager.activity[url] : nil
+        return TaskStatus(url: url, state: ListStateWord.word(task.state), received: activity?.received ?? task.received,
+                          size: task.size, speed: activity?.speed ?? 0, error: task.failReason?.message, path: task.filePath)
+    }
+
+    static func stateWord(_ manager: DownloadManager, _ url: String) -> String {
+        manager.state(of: url).map(ListStateWord.word) ?? "unknown"
+    }
+
+    static func countOf(_ n: Int) -> String { n == 1 ? "1 download" : "\(n) downloads" }
+}

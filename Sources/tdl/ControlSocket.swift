@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Unix socket through which other tdl commands reach the tdl that runs a session
+/// (`<home>/<session>.sock`, owner only). One request per connection: a JSON line in, a JSON
+/// line out. Only the holder of the session's lock listens, so a socket file found without a
+/// lock holder belongs to a dead process and may be removed.
+enum ControlSocket {
+    static func path(home: String, session: String) -> String {
+        (home as NSString).appendingPathComponent("\(session).sock")
+    }
+
+    /// sockaddr_un holds at most 107 bytes of path.
+    static func address(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        return address
+    }
+
+    static func withSockaddr<T>(_ address: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var copy = address
+        return withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    /// Reads until a newline or end of input (at most 16 MiB, a generous list of URLs).
+    static func readLine(_ fd: Int32) -> Data? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while data.count < 16 << 20 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[0 ..< n])
+            if buffer[0 ..< n].contains(UInt8(ascii: "\n")) { break }
+        }
+        return data.isEmpty ? nil : data
+    }
+
+    static func writeAll(_ fd: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// A receive timeout, so a peer that never finishes its line cannot hang the other side.
+    static func setTimeout(_ fd: Int32, seconds: Int) {
+        var time = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    }
+}
+
+/// The listening side, owned by the tdl that holds the session's lock. Its descriptor joins
+/// the event loop's watched set; requests are served on the loop, between transfers.
+final class ControlServer {
+    let path: String
+    let fd: Int32
+
+    /// The caller holds the session's lock, so a leftover socket file is stale.
+    init(home: String, session: String) throws {
+        path = ControlSocket.path(home: home, session: session)
+        guard let address = ControlSocket.address(path) else {
+            throw CLIError.store("the tdl home path is too long for a socket: \(path)")
+        }
+        unlink(path)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw CLIError.store("cannot create the control socket: \(String(cString: strerror(errno)))") }
+        // Owner-only from the first moment: the umask applies to bind's file.
+        let oldMask = umask(0o077)
+        let bound = ControlSocket.withSockaddr(address) { bind(fd, $0, $1) }
+        umask(oldMask)
+        guard bound == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CLIError.store("cannot listen on \(path): \(reason)")
+        }
+        chmod(path, 0o600)
+    }
+
+    /// Answers every waiting connection; returns one line per request for the screen.
+    func serve(_ handle: (ControlRequest) -> ControlReply) -> [String] {
+        var notes: [String] = []
+        while true {
+            let client = accept(fd, nil, nil)
+            if client < 0 { break }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            defer { close(client) }
+            ControlSocket.setTimeout(client, seconds: 2)
+            guard let line = ControlSocket.readLine(client),
+                  let request = try? JSONDecoder().decode(ControlRequest.self, from: line) else {
+                _ = ControlSocket.writeAll(client, ControlReply.encodedLine(ControlReply(problems: ["unreadable request"], status: ExitStatus.badInput)))
+                continue
+            }
+            let reply = handle(request)
+            _ = ControlSocket.writeAll(client, ControlReply.encodedLine(reply))
+            if let note = reply.note { notes.append(note) }
+        }
+        return notes
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+}
+
+/// The asking side: `tdl add`, `pause`, `list`… while another tdl runs the session.
+enum ControlClient {
+    enum Outcome {
+        case answered(ControlReply)
+        /// Nobody listens (no socket file, or one left by a dead process).
+        case nobodyListens
+        case failed(String)
+    }
+
+    static func send(_ request: ControlRequest, home: String, session: String) -> Outcome {
+        let path = ControlSocket.path(home: home, session: session)
+        guard let address = ControlSocket.address(path) else { return .nobodyListens }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .failed("cannot create a socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if ControlSocket.withSockaddr(address, { connect(fd, $0, $1) }) != 0 {
+            if errno == ENOENT || errno == ECONNREFUSED { return .nobodyListens }
+            return .failed("cannot reach the running tdl at \(path): \(String(cString: strerror(errno)))")
+        }
+        // A busy loop answers between transfers; a 1 GiB finish never blocks it for long.
+        ControlSocket.setTimeout(fd, seconds: 10)
+        guard let body = try? JSONEncoder().encode(request),
+              ControlSocket.writeAll(fd, body + Data("\n".utf8)) else {
+            return .failed("the running tdl did not take the request")
+        }
+        guard let line = ControlSocket.readLine(fd), let reply = try? JSONDecoder().decode(ControlReply.self, from: line) else {
+            return .failed("the running tdl did not answer")
+        }
+        return .answered(reply)
+    }
+}

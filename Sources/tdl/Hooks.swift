@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--on-complete CMD` / `--on-error CMD` for `tdl` and `tdl get`; given once, the session keeps them.
+struct HookOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Run CMD FILE URL when a download finishes (no shell; \"\" forgets it). The session keeps it.", valueName: "cmd"))
+    var onComplete: String?
+
+    @Option(help: ArgumentHelp("Run CMD FILE URL when a download fails, with TDL_ERROR set to the reason (no shell; \"\" forgets it).", valueName: "cmd"))
+    var onError: String?
+
+    func save(into manager: DownloadManager) {
+        guard onComplete != nil || onError != nil else { return }
+        manager.updateSettings { settings in
+            if let onComplete { settings.onComplete = onComplete.isEmpty ? nil : onComplete }
+            if let onError { settings.onError = onError.isEmpty ? nil : onError }
+        }
+    }
+}
+
+/// Runs the session's hooks as downloads end. The command is split on spaces into a program
+/// and its first arguments, then the file path and the URL are added: no shell ever sees the
+/// URL or the server's file name. Hooks run beside tdl; finished ones are reaped as we go.
+final class HookRunner {
+    let manager: DownloadManager
+
+    init(manager: DownloadManager) {
+        self.manager = manager
+        let previous = manager.onEvent
+        manager.onEvent = { [weak self] event in
+            previous?(event)
+            self?.handle(event)
+        }
+    }
+
+    func handle(_ event: ManagerEvent) {
+        reapFinished()
+        switch event {
+        case let .taskSucceeded(url, path):
+            if let command = manager.settings.onComplete { spawn(command, [path, url], environment: [:], for: url) }
+        case let .taskFailed(url, reason):
+            if let command = manager.settings.onError {
+                spawn(command, [manager.task(url)?.filePath ?? "", url], environment: ["TDL_ERROR": reason.message], for: url)
+            }
+        default:
+            break
+        }
+    }
+
+    func spawn(_ command: String, _ arguments: [String], environment extra: [String: String], for url: String) {
+        let words = command.split(separator: " ").map(String.init)
+        guard let program = words.first else { return }
+        let argv = words + arguments
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in extra { environment[key] = value }
+        let envp = environment.map { "\($0.key)=\($0.value)" }
+        var pid = pid_t()
+        let status = withCStrings(argv) { cArgv in
+            withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, nil, nil, cArgv, cEnvp) }
+        }
+        if status != 0 {
+            // Said on the task (its details and `tdl list`), not on stderr under a full screen.
+            manager.replay(.note(url: url, text: "could not run \(program): \(String(cString: strerror(status)))",
+                                 retries: manager.task(url)?.retries ?? 0))
+        }
+    }
+
+    /// Collects hooks that have exited so none lingers as a zombie.
+    func reapFinished() {
+        var status: Int32 = 0
+        while waitpid(-1, &status, WNOHANG) > 0 {}
+    }
+
+    deinit { reapFinished() }
+}
+
+/// A NULL-terminated C array of C strings, alive for the duration of `body`.
+func withCStrings<T>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> T) -> T {
+    var pointers = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}

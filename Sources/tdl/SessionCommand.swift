@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import TDLStore
+
+/// `tdl session list|destroy`: the independent lists kept in one home (SDE's managers).
+struct SessionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "List the sessions of this home, or destroy one that is not in use.",
+        subcommands: [List.self, Destroy.self]
+    )
+
+    struct HomeOption: ParsableArguments {
+        @Option(help: ArgumentHelp("Folder that holds the session database (env TDL_HOME).", valueName: "dir"))
+        var home: String?
+    }
+
+    static func databasePath(_ home: String) -> String { (home as NSString).appendingPathComponent("session.sqlite") }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Each session with its number of tasks, and whether a tdl runs it.")
+
+        @OptionGroup var options: HomeOption
+
+        func run() throws {
+            let home = Paths.home(options.home)
+            let path = SessionCommand.databasePath(home)
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            do {
+                for (name, count) in try SQLiteSessionStore.sessions(path: path) {
+                    let inUse = (try? SessionLock(home: home, session: name)) == nil ? "\tin use" : ""
+                    print("\(ScreenSafe.clean(name))\t\(count) task\(count == 1 ? "" : "s")\(inUse)")
+                }
+            } catch {
+                fail(with: CLIError.store("cannot read \(path): \(error)"))
+            }
+        }
+    }
+
+    struct Destroy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget a session's list, trash and settings. Downloaded files are never deleted.",
+            discussion: "Refused while a tdl runs the session. \(ExitStatus.help)")
+
+        @OptionGroup var options: HomeOption
+
+        @Argument(help: "The session's name.")
+        var name: String
+
+        func run() throws {
+            let home = Paths.home(options.home)
+            let path = SessionCommand.databasePath(home)
+            do {
+                guard FileManager.default.fileExists(atPath: path),
+                      try SQLiteSessionStore.sessions(path: path).contains(where: { $0.name == name }) else {
+                    throw CLIError.badArgument("no session named \"\(name)\" in \(home)")
+                }
+                guard let lock = try SessionLock(home: home, session: name) else { throw CLIError.sessionInUse(name) }
+                try SQLiteSessionStore.destroySession(name, path: path)
+                unlink(ControlSocket.path(home: home, session: name))
+                unlink(lock.path)
+                print("destroyed the session \"\(ScreenSafe.clean(name))\" (downloaded files were kept)")
+            } catch {
+                fail(with: error)
+            }
+        }
+    }
+}

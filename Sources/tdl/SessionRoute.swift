@@ -1,0 +1,38 @@
+import Foundation
+import TDLCore
+
+/// Sends a request to the tdl that runs the session, or carries it out on the saved session
+/// when none runs. Two processes never write one session: the saved session is changed only
+/// under its lock.
+enum SessionRoute {
+    static func run(_ request: ControlRequest, options: GlobalOptions) throws -> ControlReply {
+        let home = Paths.home(options.home)
+        // A tdl that is starting holds the lock a moment before it listens: ask again briefly.
+        let deadline = Date().addingTimeInterval(3)
+        while true {
+            switch ControlClient.send(request, home: home, session: options.session) {
+            case .answered(let reply):
+                return reply
+            case .failed(let why):
+                throw CLIError.store(why)
+            case .nobodyListens:
+                do {
+                    let session = try Session(options: options, downloading: false, locking: true)
+                    if let notice = session.notice { warn(notice) }
+                    return ControlActions.perform(request, on: session.manager)
+                } catch CLIError.sessionInUse(let name) {
+                    if Date() > deadline { throw CLIError.sessionInUse(name) }
+                    usleep(100_000)
+                }
+            }
+        }
+    }
+
+    /// Prints a reply the way every command does and exits with its status.
+    static func finish(_ reply: ControlReply) -> Never {
+        for line in reply.lines { print(line) }
+        for problem in reply.problems { warn(problem) }
+        fflush(stdout)
+        exit(reply.status)
+    }
+}
