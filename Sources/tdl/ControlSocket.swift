@@ -114,10 +114,17 @@ final class ControlServer {
         return notes
     }
 
-    deinit {
+    /// Stops listening and removes the socket file; before exit(), which runs no deinit.
+    func shutDown() {
+        guard !isShutDown else { return }
+        isShutDown = true
         close(fd)
         unlink(path)
     }
+
+    private var isShutDown = false
+
+    deinit { shutDown() }
 }
 
 /// The asking side: `tdl add`, `pause`, `list`… while another tdl runs the session.
@@ -127,6 +134,14 @@ enum ControlClient {
         /// Nobody listens (no socket file, or one left by a dead process).
         case nobodyListens
         case failed(String)
+    }
+
+    /// Whether a tdl runs the session now.
+    static func isListening(home: String, session: String) -> Bool {
+        guard let address = ControlSocket.address(ControlSocket.path(home: home, session: session)) else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(fd) }
+        return fd >= 0 && ControlSocket.withSockaddr(address, { connect(fd, $0, $1) }) == 0
     }
 
     static func send(_ request: ControlRequest, home: String, session: String) -> Outcome {

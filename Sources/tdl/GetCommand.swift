@@ -175,6 +175,7 @@ struct GetCommand: ParsableCommand {
         manager.maxDownloadCount = savedLimit
         manager.setConnectionsPerDownload(savedConnections)
         manager.shutdown()
+        control?.shutDown()
         if getInterrupted != 0 {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)

@@ -33,7 +33,7 @@ struct ManPageCommand: ParsableCommand {
         for (name, command) in documented {
             lines.append(".SH \"\(name.uppercased())\"")
             lines.append(".nf")
-            let help = command.helpMessage(columns: 78).split(separator: "\n", omittingEmptySubsequences: false)
+            let help = TDLCommand.helpMessage(for: command, columns: 78).split(separator: "\n", omittingEmptySubsequences: false)
             lines += help.map { escape(String($0)) }
             lines.append(".fi")
         }

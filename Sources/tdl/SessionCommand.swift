@@ -28,7 +28,9 @@ struct SessionCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else { return }
             do {
                 for (name, count) in try SQLiteSessionStore.sessions(path: path) {
-                    let inUse = (try? SessionLock(home: home, session: name)) == nil ? "\tin use" : ""
+                    // Asking the socket, not the lock: taking the lock, even briefly, could turn
+                    // away a tdl that is starting on that session.
+                    let inUse = ControlClient.isListening(home: home, session: name) ? "\tin use" : ""
                     print("\(ScreenSafe.clean(name))\t\(count) task\(count == 1 ? "" : "s")\(inUse)")
                 }
             } catch {

@@ -38,5 +38,6 @@ struct UICommand: ParsableCommand {
         }
         TerminalApp(manager: session.manager, options: options).run()
         session.manager.shutdown()
+        session.control?.shutDown()
     }
 }

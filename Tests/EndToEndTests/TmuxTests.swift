@@ -67,4 +67,50 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
+
+    func testURLsAddedFromAnotherTerminalAppearOnTheRunningScreen() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try launch(home: home.path, downloads: downloads.path)
+        _ = try waitForScreen(containing: "No downloads yet")
+        let url = server.url("/file/handed-over.iso?size=200000&seed=2")
+        let add = try Processes.tdl(["add", url], home: home.path)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertEqual(add.stdout, "added \(url)\n")
+        let screen = try waitForScreen(containing: "handed-over.iso", timeout: 5)
+        XCTAssertTrue(screen.contains("added 1 download from another tdl"), screen)
+        _ = try waitForScreen(containing: "Done")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
+
+    func testKilledWhileDownloadingComesBackAndContinues() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let size = 3_000_000
+        let url = server.url("/file/big.bin?size=\(size)&seed=8&rate=250000")
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, url], home: home.path).status, 0)
+        try launch(home: home.path, downloads: downloads.path)
+        _ = try waitForScreen(containing: "big.bin")
+        // Wait for a checkpoint on disk, then kill -9: no chance to save anything more.
+        XCTAssertTrue(Processes.waitUntil(timeout: 20) {
+            let json = (try? Processes.tdl(["list", "--json"], home: home.path).stdout) ?? ""
+            let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first
+            return (object?["received"] as? Int ?? 0) > 500_000
+        })
+        let pid = try String(contentsOfFile: home.file("default.lock"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        kill(pid_t(pid)!, SIGKILL)
+        _ = try waitForScreen(containing: "EXITED 137")
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
+
+        try server.reset()
+        try launch(home: home.path, downloads: downloads.path)
+        let again = try waitForScreen(containing: "restored 1 interrupted download")
+        XCTAssertTrue(again.contains("big.bin"), again)
+        _ = try waitForScreen(containing: "Done", timeout: 60)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("big.bin")), try server.sha256(name: "big.bin", size: size, seed: 8))
+        XCTAssertLessThan(try server.bodyBytesSent(), size - 400_000, "the relaunch continued instead of starting over")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
 }

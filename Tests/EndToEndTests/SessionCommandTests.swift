@@ -1,0 +1,198 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// Commands that act on a session: through the running tdl's socket, or on the saved session.
+final class SessionCommandTests: XCTestCase {
+    static var server: FaultServer!
+
+    override class func setUp() {
+        do { server = try FaultServer() } catch { XCTFail("\(error)") }
+    }
+
+    override class func tearDown() { server = nil }
+
+    /// A slow file: about `seconds` to download over the two connections tdl opens for it.
+    func slowURL(_ name: String, seconds: Double = 4, size: Int = 2_000_000) -> String {
+        Self.server.url("/file/\(name)?size=\(size)&seed=3&rate=\(Int(Double(size) / seconds / 2))")
+    }
+
+    /// `tdl get` in the background, as another terminal would run it.
+    func startGet(_ arguments: [String], home: TemporaryDirectory) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        process.arguments = ["get", "-x", "2"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let listening = Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) }
+        XCTAssertTrue(listening, "the running tdl never opened its control socket")
+        return (process, stderr)
+    }
+
+    func jsonList(_ home: TemporaryDirectory) throws -> [[String: Any]] {
+        let list = try Processes.tdl(["list", "--json"], home: home.path)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        return try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    func testAddPauseAndListReachTheRunningGet() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let slow = slowURL("slow.bin")
+        let small = Self.server.url("/file/small.bin?size=300000&seed=4")
+        let (get, stderr) = try startGet(["-d", downloads.path, slow], home: home)
+
+        let add = try Processes.tdl(["add", small], home: home.path)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertEqual(add.stdout, "added \(small)\n")
+        // The running tdl downloads it: the file appears while the slow one still runs.
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: downloads.file("small.bin")) })
+
+        let live = try jsonList(home).first { $0["url"] as? String == slow }
+        XCTAssertEqual(live?["state"] as? String, "downloading")
+        XCTAssertGreaterThan(live?["speed"] as? Int ?? 0, 0, "speed comes live from the running tdl")
+        XCTAssertEqual(Set(live?.keys.map { $0 } ?? []), ["url", "name", "path", "section", "state", "size", "received", "speed", "error"])
+
+        let pause = try Processes.tdl(["pause", slow, "http://127.0.0.1:9/never-added"], home: home.path)
+        XCTAssertEqual(pause.status, 2, "one URL was not in the session")
+        XCTAssertEqual(pause.stdout, "paused \(slow)\n")
+        XCTAssertTrue(pause.stderr.contains("not in the session: http://127.0.0.1:9/never-added"), pause.stderr)
+        get.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(get.terminationStatus, 1, "its file did not finish: it was paused")
+        XCTAssertTrue(message.contains("\(slow): paused"), message)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("small.bin")), try Self.server.sha256(name: "small.bin", size: 300_000, seed: 4))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.file("default.sock")), "the socket goes with its tdl")
+
+        // Nobody runs the session now: resume changes the saved session, and the next get finishes it.
+        XCTAssertEqual(try Processes.tdl(["resume", slow], home: home.path).stdout, "resumed \(slow)\n")
+        let finish = try Processes.tdl(["get", "--all", "-q"], home: home.path)
+        XCTAssertEqual(finish.status, 0, finish.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try Self.server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
+    }
+
+    func testASecondGetHandsItsURLsOverAndWaitsForThem() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("first.bin", seconds: 3)], home: home)
+        let other = Self.server.url("/file/second.bin?size=400000&seed=6")
+        let second = try Processes.tdl(["get", other], home: home.path)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("runs in another tdl"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("done: \(downloads.file("second.bin"))"), second.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("second.bin")), try Self.server.sha256(name: "second.bin", size: 400_000, seed: 6))
+        first.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 0)
+        // One task each, no second copy: only the running tdl wrote.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path).sorted(), ["first.bin", "second.bin"])
+    }
+
+    func testWithoutARunningTdlCommandsChangeTheSavedSession() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let urls = ["a", "b", "c"].map { Self.server.url("/file/\($0).bin?size=1000") }
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["pause", urls[0]], home: home.path).stdout, "paused \(urls[0])\n")
+        XCTAssertEqual(try Processes.tdl(["stop", urls[1]], home: home.path).stdout, "stopped \(urls[1])\n")
+        XCTAssertEqual(try Processes.tdl(["rm", urls[2]], home: home.path).stdout, "moved to the trash \(urls[2])\n")
+        let states = try jsonList(home).map { "\($0["name"]!)=\($0["state"]!)" }
+        XCTAssertEqual(states, ["a.bin=paused", "b.bin=stopped"])
+        XCTAssertTrue(try Processes.tdl(["list", "--trash"], home: home.path).stdout.contains("c.bin"))
+        let again = try Processes.tdl(["pause", urls[0]], home: home.path)
+        XCTAssertEqual(again.stdout, "unchanged (paused) \(urls[0])\n")
+        let usage = try Processes.tdl(["pause"], home: home.path)
+        XCTAssertEqual(usage.status, 64, "a missing argument is a usage error")
+    }
+
+    func testASocketLeftByADeadProcessIsCleanedUp() throws {
+        let home = TemporaryDirectory()
+        // A socket file nobody listens on, as a killed tdl leaves it.
+        let python = Processes.which("python3") ?? "/usr/bin/python3"
+        let bind = try Processes.run(python, ["-c", "import socket; s = socket.socket(socket.AF_UNIX); s.bind('\(home.file("default.sock"))')"])
+        XCTAssertEqual(bind.status, 0, bind.stderr)
+        let add = try Processes.tdl(["add", Self.server.url("/file/x.bin")], home: home.path)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.file("default.sock")))
+        XCTAssertEqual(try jsonList(home).count, 1)
+    }
+
+    func testHooksGetTheFileAndTheURLWithoutAShell() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
+        let hook = work.file("hook.sh")
+        try """
+            #!/bin/sh
+            printf '%s\\n%s\\n%s\\n' "$1" "$2" "$TDL_ERROR" >> \(work.file("calls"))
+            """.write(toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        // Shell syntax in the URL stays text: no shell sees it.
+        let good = Self.server.url("/file/ok.bin?size=1000&note=$(touch%20\(work.file("pwned")));x")
+        let bad = Self.server.url("/file/missing.bin?status=404")
+        let run = try Processes.tdl(["get", "-q", "-d", downloads.path, "--on-complete", hook, "--on-error", hook, good, bad],
+                                    home: home.path)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(Processes.waitUntil(timeout: 5) {
+            ((try? String(contentsOfFile: work.file("calls"), encoding: .utf8)) ?? "").split(separator: "\n").count >= 5
+        })
+        let calls = try String(contentsOfFile: work.file("calls"), encoding: .utf8)
+        XCTAssertTrue(calls.contains("\(downloads.file("ok.bin"))\n\(good)\n\n"), calls)
+        XCTAssertTrue(calls.contains("\(downloads.file("missing.bin"))\n\(bad)\n404 Not Found\n"), calls)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.file("pwned")))
+
+        // The session keeps the hook for later runs.
+        let later = Self.server.url("/file/later.bin?size=1000")
+        XCTAssertEqual(try Processes.tdl(["get", "-q", later], home: home.path).status, 0)
+        XCTAssertTrue(Processes.waitUntil(timeout: 5) {
+            ((try? String(contentsOfFile: work.file("calls"), encoding: .utf8)) ?? "").contains(later)
+        })
+    }
+
+    func testSessionsAreListedAndDestroyedWithoutTouchingFiles() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let url = Self.server.url("/file/kept.bin?size=1000")
+        XCTAssertEqual(try Processes.tdl(["get", "-q", "--session", "work", "-d", downloads.path, url], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["add", "--session", "home", url, Self.server.url("/file/y")], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["session", "list"], home: home.path).stdout, "home\t2 tasks\nwork\t1 task\n")
+        let destroy = try Processes.tdl(["session", "destroy", "work"], home: home.path)
+        XCTAssertEqual(destroy.status, 0, destroy.stderr)
+        XCTAssertEqual(try Processes.tdl(["session", "list"], home: home.path).stdout, "home\t2 tasks\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("kept.bin")), "downloaded files are never deleted")
+        let missing = try Processes.tdl(["session", "destroy", "nope"], home: home.path)
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("no session named \"nope\""), missing.stderr)
+
+        let (running, _) = try startGet(["-q", "-d", downloads.path, slowURL("busy.bin", seconds: 2)], home: home)
+        let refused = try Processes.tdl(["session", "destroy", "default"], home: home.path)
+        XCTAssertEqual(refused.status, 3, "a session in use is not destroyed")
+        XCTAssertTrue(refused.stderr.contains("in use"), refused.stderr)
+        XCTAssertTrue(try Processes.tdl(["session", "list"], home: home.path).stdout.contains("default\t1 task\tin use"))
+        running.waitUntilExit()
+    }
+
+    func testListSortsForTheListingOnly() throws {
+        let home = TemporaryDirectory()
+        let urls = ["b.iso", "c.txt", "a.png"].map { Self.server.url("/file/\($0)") }
+        for url in urls { XCTAssertEqual(try Processes.tdl(["add", url], home: home.path).status, 0) }
+        func names(_ arguments: [String]) throws -> [String] {
+            try Processes.tdl(["list"] + arguments, home: home.path).stdout.split(separator: "\n")
+                .filter { !$0.hasPrefix("==") }.map { String($0.split(separator: "\t")[1]) }
+        }
+        XCTAssertEqual(try names(["--sort", "name", "--order", "desc"]), ["c.txt", "b.iso", "a.png"])
+        XCTAssertEqual(try names(["--sort", "type"]), ["a.png", "c.txt", "b.iso"])
+        XCTAssertEqual(try names([]), ["b.iso", "c.txt", "a.png"], "the session's own order is unchanged")
+        let bad = try Processes.tdl(["list", "--sort", "colour"], home: home.path)
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("colour"), bad.stderr)
+    }
+
+    func testManPageAndCompletionsComeFromTheHelp() throws {
+        let home = TemporaryDirectory()
+        let man = try Processes.tdl(["man"], home: home.path)
+        XCTAssertTrue(man.stdout.hasPrefix(".TH TDL 1\n"), man.stdout)
+        for usage in ["USAGE: tdl get", "USAGE: tdl add", "USAGE: tdl pause", "USAGE: tdl session destroy", "--on-complete <cmd>"] {
+            XCTAssertTrue(man.stdout.contains(usage), "man page lacks \(usage)")
+        }
+        let bash = try Processes.tdl(["--generate-completion-script", "bash"], home: home.path)
+        XCTAssertEqual(bash.status, 0)
+        XCTAssertTrue(bash.stdout.contains("pause") && bash.stdout.contains("--limit-rate"), "completion knows the commands")
+    }
+}
