@@ -33,6 +33,7 @@ struct AddCommand: ParsableCommand {
                                                   fileName: entry.out.flatMap(FileNameSanitizer.sanitize),
                                                   checksum: entry.checksum.flatMap(Checksum.init))
                 for r in result.rejected { warn("\(r.url): \(r.reason)"); rejected += 1 }
+                if let limit = entry.maxDownloadLimit { session.manager.setRateLimit(limit, forTasks: result.added + result.existing) }
                 for url in result.added { print("added \(ScreenSafe.clean(url))") }
                 for url in result.existing { print("already in the list: \(ScreenSafe.clean(url))") }
             }

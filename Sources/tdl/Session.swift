@@ -15,8 +15,9 @@ final class Session {
     /// How many downloads were interrupted last time and continue now.
     var interrupted = 0
 
-    /// `downloading` opens the engine and takes the session's lock.
-    init(options: GlobalOptions, downloading: Bool, restoring: Bool = true) throws {
+    /// `downloading` opens the engine (with `transfer` settings) and takes the session's lock.
+    init(options: GlobalOptions, downloading: Bool, restoring: Bool = true,
+         transfer: EngineSettings = .fromEnvironment()) throws {
         home = Paths.home(options.home)
         name = options.session
         do {
@@ -37,7 +38,7 @@ final class Session {
             throw CLIError.store(error.description)
         }
         notice = store.recoveryNotice?.description
-        let engine: TransferEngine? = downloading ? CurlEngine() : nil
+        let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
         do {
             interrupted = try manager.load(restoring: restoring)

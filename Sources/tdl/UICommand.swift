@@ -7,11 +7,12 @@ struct UICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ui", abstract: "Open the full-screen list (the default).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var transfer: TransferOptions
 
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: true)
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {
             fail(with: error)
