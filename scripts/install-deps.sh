@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tdl needs that are missing; silent when nothing is.
 #   scripts/install-deps.sh          build and run: curl, ncursesw, sqlite headers
-#   scripts/install-deps.sh --test  also what the tests start: nginx, tmux
+#   scripts/install-deps.sh --test  also what the tests start: nginx (HTTP and HTTPS with an
+#                                   openssl-made certificate), an FTP server (pyftpdlib), tmux
 set -euo pipefail
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx-light tmux curl python3 sqlite3)
+  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib)
 fi
 missing=()
 for p in "${packages[@]}"; do

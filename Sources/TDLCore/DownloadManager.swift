@@ -618,6 +618,17 @@ extension DownloadManager {
         markSettingsDirty()
         engine?.setGlobalRateLimit(bytesPerSecond)
     }
+
+    /// Caps each task's own download rate (nil or 0: none) under the global cap; saved with the
+    /// task and applied to a running transfer at once.
+    public func setRateLimit(_ bytesPerSecond: Int64?, forTasks urls: [String]) {
+        let limit = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        for url in urls where tasks[url] != nil && tasks[url]!.rateLimit != limit {
+            tasks[url]!.rateLimit = limit
+            markDirty(url)
+            engine?.setRateLimit(url: url, limit)
+        }
+    }
 }
 
 extension DownloadManager {

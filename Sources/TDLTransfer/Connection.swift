@@ -13,6 +13,7 @@ final class Connection {
     let requestStart: Int64
     let asksForRange: Bool
     var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     // What the current response said (reset on every status line, so redirects don't mix).
     var status = 0
@@ -46,6 +47,7 @@ final class Connection {
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
     }
 
     var isHTTP: Bool { download.isHTTP }
@@ -60,6 +62,8 @@ final class Connection {
         tdl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         tdl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
         tdl_setopt_long(handle, CURLOPT_MAXREDIRS, 20)
+        // curl's default, said out loud: credentials never follow a redirect to another host or port.
+        tdl_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0)
         tdl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.bufferSize)
         tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
@@ -74,6 +78,11 @@ final class Connection {
             tdl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             tdl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
         }
+        if let caBundle = settings.caBundle { tdl_setopt_string(handle, CURLOPT_CAINFO, caBundle) }
+        // curl's own words for a failure ("SSL certificate problem: self-signed certificate")
+        // say more than its error code's text.
+        errorBuffer[0] = 0
+        tdl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         if isHTTP {
             tdl_setopt_string(handle, CURLOPT_DEFAULT_PROTOCOL, "https")
         }
@@ -206,6 +215,11 @@ final class Connection {
             allowance -= Double(count)
         }
         return download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+    }
+
+    /// The detail curl wrote for the last failure, nil when none.
+    var errorText: String? {
+        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
     }
 
     var effectiveURL: String? {

@@ -48,7 +48,7 @@ public final class CurlEngine: TransferEngine {
         guard downloads[job.url] == nil else { return }
         let download = FileDownload(job: job, engine: self)
         downloads[job.url] = download
-        if let limit = job.rateLimit { rateLimits[job.url] = limit }
+        rateLimits[job.url] = job.rateLimit
         download.begin()
         applyRateLimits()
     }
@@ -71,6 +71,8 @@ public final class CurlEngine: TransferEngine {
     }
 
     public func setRateLimit(url: String, _ bytesPerSecond: Int64?) {
+        // A task that is not running takes its limit from its job when it starts.
+        guard downloads[url] != nil else { return }
         rateLimits[url] = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         applyRateLimits()
     }

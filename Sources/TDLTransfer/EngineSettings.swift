@@ -10,15 +10,20 @@ public struct EngineSettings: Sendable {
     public var retryBaseSeconds: Double = 1
     /// Skip TLS verification (only on explicit request).
     public var insecure = false
+    /// A PEM file of CA certificates to trust instead of the system's.
+    public var caBundle: String?
     /// Total connections over all downloads.
     public var maxTotalConnections = 64
 
     public init() {}
 
-    /// Test and power-user overrides from the environment (TDL_STALL_SECONDS, TDL_RETRY_BASE).
+    /// Test and power-user overrides from the environment (TDL_STALL_SECONDS, TDL_RETRY_BASE),
+    /// and the CA bundle the curl tool would use: libcurl itself reads neither CURL_CA_BUNDLE
+    /// nor SSL_CERT_FILE (Debian builds it with a fixed bundle path).
     public static func fromEnvironment() -> EngineSettings {
         var settings = EngineSettings()
         let env = ProcessInfo.processInfo.environment
+        settings.caBundle = [env["CURL_CA_BUNDLE"], env["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
         if let v = env["TDL_STALL_SECONDS"], let n = Int(v), n > 0 { settings.stallSeconds = n }
         if let v = env["TDL_RETRY_BASE"], let d = Double(v), d >= 0 { settings.retryBaseSeconds = d }
         return settings

@@ -328,7 +328,7 @@ final class FileDownload {
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .badURL(text)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
-            return .tls(text)
+            return .tls(connection.errorText ?? text)
         case CURLE_REMOTE_FILE_NOT_FOUND, CURLE_FILE_COULDNT_READ_FILE: return .httpStatus(404)
         case CURLE_LOGIN_DENIED: return .httpStatus(401)
         case CURLE_HTTP_RETURNED_ERROR: return .httpStatus(connection.responseCode)

@@ -33,7 +33,7 @@ struct AddCommand: ParsableCommand {
             // Folders are resolved here: a running tdl has another working directory.
             let items = entries.map { entry in
                 ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute),
-                                    out: entry.out, checksum: entry.checksum)
+                                    out: entry.out, checksum: entry.checksum, maxDownloadLimit: entry.maxDownloadLimit)
             }
             SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
         } catch {

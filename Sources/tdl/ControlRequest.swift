@@ -14,6 +14,8 @@ struct ControlRequest: Codable {
         var dir: String?
         var out: String?
         var checksum: String?
+        /// Bytes per second for this download (aria2's max-download-limit).
+        var maxDownloadLimit: Int64?
     }
 
     var command: Command
@@ -75,6 +77,7 @@ enum ControlActions {
                     reply.problems.append("\(ScreenSafe.clean(r.url)): \(r.reason)")
                     reply.status = ExitStatus.badInput
                 }
+                if let limit = item.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
                 for url in result.added { reply.lines.append("added \(ScreenSafe.clean(url))") }
                 for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.clean(url))") }
                 added += result.added.count

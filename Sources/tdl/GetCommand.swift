@@ -16,6 +16,7 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var transfer: TransferOptions
 
     @Argument(help: "URLs to download.")
     var urls: [String] = []
@@ -34,6 +35,9 @@ struct GetCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Total download rate cap, e.g. 500K or 2M.", valueName: "rate"))
     var limitRate: String?
+
+    @Option(help: ArgumentHelp("Rate cap for each file of this command (0: none); -i files may set their own.", valueName: "rate"))
+    var maxDownloadLimit: String?
 
     @Option(help: ArgumentHelp("Verify the file: md5|sha1|sha256|sha512=HEX.", valueName: "algo=hex"))
     var checksum: String?
@@ -56,6 +60,9 @@ struct GetCommand: ParsableCommand {
         if let limitRate, ByteFormat.parseRate(limitRate) == nil {
             throw ValidationError("--limit-rate must look like 500K, 2M or 1048576")
         }
+        if let maxDownloadLimit, ByteFormat.parseRate(maxDownloadLimit) == nil {
+            throw ValidationError("--max-download-limit must look like 500K, 2M or 1048576")
+        }
         if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
     }
 
@@ -74,12 +81,13 @@ struct GetCommand: ParsableCommand {
         for problem in problems { warn(problem) }
         let session: Session
         do {
-            session = try Session(options: global, downloading: true)
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
             let items = entries.map { entry in
                 ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute), out: entry.out,
-                                    checksum: entry.checksum ?? checksum)
+                                    checksum: entry.checksum ?? checksum,
+                                    maxDownloadLimit: entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate))
             }
             HandOver(options: global, items: items, all: all, quiet: quiet).run()
         } catch {
@@ -110,6 +118,9 @@ struct GetCommand: ParsableCommand {
             }
             let result = manager.add([entry.url], directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
             for r in result.rejected { rejected.append("\(r.url): \(r.reason)") }
+            if let limit = entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate) {
+                manager.setRateLimit(limit, forTasks: result.added + result.existing)
+            }
             requested += result.added
             requested += result.existing
         }
@@ -185,12 +196,18 @@ struct GetCommand: ParsableCommand {
             guard let task = manager.task(url) else { continue }
             if task.state != .finished {
                 failed = true
-                warn("\(url): \(task.failReason?.message ?? ListStateWord.word(task.state))")
+                warn("\(url): \(task.failReason?.message ?? ListStateWord.word(task.state))\(hint(for: task.failReason))")
             }
         }
         if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
         if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }
     }
+}
+
+/// What the user can do about a failure that has a remedy on the command line.
+private func hint(for reason: FailReason?) -> String {
+    guard case .tls? = reason else { return "" }
+    return " (--cacert FILE trusts the server's CA; --insecure skips the check)"
 }
 
 func warn(_ text: String) {

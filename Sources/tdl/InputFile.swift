@@ -2,13 +2,15 @@ import Foundation
 import TDLCore
 
 /// aria2c-style input: one URL per line, `#` comments, indented `key=value` lines applying to
-/// the URL above them (`dir=`, `out=`, `checksum=`).
+/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`).
 struct InputFile {
     struct Entry {
         var url: String
         var dir: String?
         var out: String?
         var checksum: String?
+        /// Bytes per second for this file alone; 0 lifts an earlier limit.
+        var maxDownloadLimit: Int64?
     }
 
     var entries: [Entry] = []
@@ -34,6 +36,12 @@ struct InputFile {
                 case "dir": entries[entries.count - 1].dir = pair[1]
                 case "out": entries[entries.count - 1].out = pair[1]
                 case "checksum": entries[entries.count - 1].checksum = pair[1]
+                case "max-download-limit":
+                    guard let rate = ByteFormat.parseRate(pair[1]) else {
+                        problems.append("line \(number + 1): max-download-limit must look like 500K, 2M or 1048576")
+                        continue
+                    }
+                    entries[entries.count - 1].maxDownloadLimit = rate
                 default: problems.append("line \(number + 1): unknown option \"\(pair[0])\"")
                 }
                 continue

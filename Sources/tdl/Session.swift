@@ -20,9 +20,11 @@ final class Session {
     /// The session's --on-complete / --on-error commands, when this one downloads.
     private(set) var hooks: HookRunner?
 
-    /// `downloading` opens the engine, takes the session's lock and listens for other tdl
-    /// commands; `locking` takes the lock alone (to change a session nobody runs).
-    init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true) throws {
+    /// `downloading` opens the engine (with `transfer` settings), takes the session's lock and
+    /// listens for other tdl commands; `locking` takes the lock alone (to change a session
+    /// nobody runs).
+    init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true,
+         transfer: EngineSettings = .fromEnvironment()) throws {
         home = Paths.home(options.home)
         name = options.session
         do {
@@ -47,7 +49,7 @@ final class Session {
             throw CLIError.store(error.description)
         }
         notice = store.recoveryNotice?.description
-        let engine: TransferEngine? = downloading ? CurlEngine() : nil
+        let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
         do {
             interrupted = try manager.load(restoring: restoring)

@@ -8,11 +8,12 @@ struct UICommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var transfer: TransferOptions
 
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: true)
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {
             fail(with: error)

@@ -17,10 +17,17 @@ GET /sha256/<name>?size=N&seed=S
 GET /redirect/<n>/<rest>?q   302 -> /redirect/<n-1>/<rest>?q ... -> /<rest>?q
 GET /loop                    302 -> /loop forever
 GET /abs-redirect?to=URL     302 -> URL
-GET /auth/basic/<user>/<pass>/file/<name>?...
-    Requires HTTP Basic auth (401 + WWW-Authenticate otherwise), then /file.
+GET /auth/basic/<user>/<pass>/<rest>?...
+    Requires HTTP Basic auth (401 + WWW-Authenticate otherwise), then serves
+    <rest>: file/<name>?... like /file, or abs-redirect?to=URL.
+GET /auth/digest/<user>/<pass>/<rest>?...
+    The same behind RFC 7616 Digest auth (MD5, qop=auth).
 GET /stats                   JSON counters (requests to /stats and /reset are
-                             not counted)
+                             not counted); per path: requests, body_bytes and
+                             authorization (requests that carried one);
+                             proxied: requests relayed as a proxy
+GET http://host:port/path    (absolute URI: a forward-proxy request) relayed
+                             to that server and back, counted as proxied
 POST|GET /reset              zero counters and fail_first counts
 
 Knobs on /file (query parameters, combinable)
@@ -53,8 +60,11 @@ import argparse
 import base64
 import collections
 import hashlib
+import http.client
 import http.server
 import json
+import re
+import secrets
 import signal
 import socket
 import sys
@@ -140,19 +150,27 @@ class Stats:
         with self.lock:
             self.requests = 0
             self.body_bytes = 0
+            self.proxied = 0
             self.per_path = {}
             self.fail_counts = {}
 
     def _entry(self, path):
         e = self.per_path.get(path)
         if e is None:
-            e = self.per_path[path] = {"requests": 0, "body_bytes": 0}
+            e = self.per_path[path] = {"requests": 0, "body_bytes": 0, "authorization": 0}
         return e
 
-    def count_request(self, path):
+    def count_request(self, path, authorized):
         with self.lock:
             self.requests += 1
-            self._entry(path)["requests"] += 1
+            entry = self._entry(path)
+            entry["requests"] += 1
+            if authorized:
+                entry["authorization"] += 1
+
+    def count_proxied(self):
+        with self.lock:
+            self.proxied += 1
 
     def count_body(self, path, n):
         with self.lock:
@@ -171,6 +189,7 @@ class Stats:
             return {
                 "requests": self.requests,
                 "body_bytes": self.body_bytes,
+                "proxied": self.proxied,
                 "per_path": {p: dict(v) for p, v in self.per_path.items()},
             }
 
@@ -247,6 +266,54 @@ def parse_range(value, size):
     return (a, min(b, size - 1))
 
 
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization",
+              "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"}
+
+DIGEST_REALM = "tdl"
+DIGEST_OPAQUE = secrets.token_hex(8)
+_nonces = set()
+_nonce_lock = threading.Lock()
+
+
+def new_nonce():
+    nonce = secrets.token_hex(16)
+    with _nonce_lock:
+        _nonces.add(nonce)
+    return nonce
+
+
+def basic_matches(header, user, password):
+    if not header.lower().startswith("basic "):
+        return False
+    try:
+        decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8", "replace")
+    except ValueError:  # binascii.Error is a ValueError
+        return False
+    return decoded == f"{user}:{password}"
+
+
+def md5_hex(text):
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def digest_matches(header, method, request_uri, user, password):
+    """RFC 7616 with MD5 and qop=auth: the response must be computed from a nonce we issued."""
+    if not header.lower().startswith("digest "):
+        return False
+    fields = {k.lower(): quoted or bare
+              for k, quoted, bare in re.findall(r'(\w+)=(?:"([^"]*)"|([^\s,]*))', header[7:])}
+    with _nonce_lock:
+        known = fields.get("nonce") in _nonces
+    if (not known or fields.get("username") != user or fields.get("realm") != DIGEST_REALM
+            or fields.get("uri") != request_uri or fields.get("qop") != "auth"
+            or fields.get("algorithm", "MD5").upper() != "MD5"):
+        return False
+    ha1 = md5_hex(f"{user}:{DIGEST_REALM}:{password}")
+    ha2 = md5_hex(f"{method}:{request_uri}")
+    expected = md5_hex(f"{ha1}:{fields['nonce']}:{fields.get('nc', '')}:{fields.get('cnonce', '')}:auth:{ha2}")
+    return secrets.compare_digest(expected, fields.get("response", ""))
+
+
 # --------------------------------------------------------------------------
 # Handler
 # --------------------------------------------------------------------------
@@ -315,6 +382,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _dispatch(self):
         self._discard_request_body()
+        if self.path.lower().startswith("http://"):
+            return self._proxy()
         parts = urllib.parse.urlsplit(self.path)
         path, query = parts.path, parts.query
         try:
@@ -326,7 +395,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 STATS.reset()
                 return self._simple(200, "ok\n")
 
-            STATS.count_request(path)
+            STATS.count_request(path, "Authorization" in self.headers)
             key = path + ("?" + query if query else "")
 
             if self.command == "POST":
@@ -349,11 +418,46 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if not to:
                     raise BadRequest("missing to=")
                 return self._redirect(to)
-            if path.startswith("/auth/basic/"):
+            if path.startswith("/auth/basic/") or path.startswith("/auth/digest/"):
                 return self._serve_auth(path, key, q)
             return self._simple(404, "not found\n")
         except BadRequest as e:
             return self._simple(400, f"bad request: {e}\n")
+
+    # -- forward proxy ----------------------------------------------------
+
+    def _proxy(self):
+        """Relays an absolute-URI request (plain http only) to its server and back."""
+        STATS.count_proxied()
+        target = urllib.parse.urlsplit(self.path)
+        upstream = http.client.HTTPConnection(target.hostname, target.port or 80, timeout=30)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        try:
+            upstream.request(self.command, (target.path or "/") + ("?" + target.query if target.query else ""),
+                             headers=headers)
+            answer = upstream.getresponse()
+        except OSError as e:
+            upstream.close()
+            return self._simple(502, f"proxy: {e}\n")
+        try:
+            self.send_response(answer.status, answer.reason)
+            for k, v in answer.getheaders():
+                if k.lower() not in HOP_BY_HOP:
+                    self.send_header(k, v)
+            if answer.getheader("Content-Length") is None:
+                # Chunked upstream: the end of this answer is marked by closing.
+                self.close_connection = True
+                self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            while True:
+                chunk = answer.read(65536)
+                if not chunk:
+                    break
+                self.wfile.write(chunk)
+        finally:
+            upstream.close()
 
     def _serve_redirect(self, path, query):
         rest = path[len("/redirect/"):]
@@ -367,23 +471,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self._redirect(f"/redirect/{n - 1}/{tail}{suffix}")
 
     def _serve_auth(self, path, key, q):
-        segs = path.split("/", 5)  # ['', 'auth', 'basic', user, pass, rest]
-        if len(segs) < 6 or not segs[5].startswith("file/") or len(segs[5]) <= len("file/"):
+        segs = path.split("/", 5)  # ['', 'auth', scheme, user, pass, rest]
+        if len(segs) < 6:
             return self._simple(404, "not found\n")
+        scheme, rest = segs[2], segs[5]
         user = urllib.parse.unquote(segs[3])
         password = urllib.parse.unquote(segs[4])
         got = self.headers.get("Authorization", "")
-        ok = False
-        if got.lower().startswith("basic "):
-            try:
-                decoded = base64.b64decode(got[6:].strip(), validate=True).decode("utf-8", "replace")
-                ok = decoded == f"{user}:{password}"
-            except ValueError:  # binascii.Error is a ValueError
-                ok = False
+        if scheme == "basic":
+            ok = basic_matches(got, user, password)
+            challenge = 'Basic realm="tdl"'
+        else:
+            ok = digest_matches(got, self.command, self.path, user, password)
+            challenge = (f'Digest realm="{DIGEST_REALM}", qop="auth", algorithm=MD5, '
+                         f'nonce="{new_nonce()}", opaque="{DIGEST_OPAQUE}"')
         if not ok:
-            return self._simple(401, "unauthorized\n",
-                                headers=[("WWW-Authenticate", 'Basic realm="tdl"')])
-        return self._serve_file(path, key, q)
+            return self._simple(401, "unauthorized\n", headers=[("WWW-Authenticate", challenge)])
+        if rest.startswith("file/") and len(rest) > len("file/"):
+            return self._serve_file(path, key, q)
+        if rest == "abs-redirect" and q.get("to"):
+            return self._redirect(q["to"])
+        return self._simple(404, "not found\n")
 
     # -- /file ------------------------------------------------------------
 

@@ -4,14 +4,21 @@ import Foundation
 public final class LoopbackNginx {
     public let port: Int
     public let root: String
+    public let isTLS: Bool
     private let process: Process
     private let workDir: TemporaryDirectory
 
-    /// `rateLimit` caps each connection (nginx's limit_rate), e.g. "40m".
-    public init(root: String, rateLimit: String? = nil) throws {
+    /// `rateLimit` caps each connection (nginx's limit_rate), e.g. "40m". With a `certificate`
+    /// it serves HTTPS (HTTP/2 offered through ALPN) and logs each request's protocol.
+    public init(root: String, rateLimit: String? = nil, certificate: SelfSignedCertificate? = nil) throws {
         guard let nginx = Processes.which("nginx") else { throw ServerError.missing("nginx (install nginx-light; the test command does)") }
-        workDir = TemporaryDirectory("tdl-nginx")
+        let workDir = TemporaryDirectory("tdl-nginx")
+        self.workDir = workDir
         self.root = root
+        isTLS = certificate != nil
+        let tls = certificate.map {
+            "ssl_certificate \($0.certificatePath); ssl_certificate_key \($0.keyPath); access_log \(workDir.path)/access.log protocol;"
+        } ?? ""
         // nginx's workers drop to an unprivileged user: the folder must be readable by them.
         chmod(root, 0o755)
         var lastError: Error = ServerError.missing("a free port")
@@ -32,9 +39,11 @@ public final class LoopbackNginx {
                     uwsgi_temp_path \(workDir.path);
                     scgi_temp_path \(workDir.path);
                     types { application/octet-stream bin; application/zip zip; }
+                    log_format protocol '$server_protocol $status $request_uri';
                     server {
-                        listen 127.0.0.1:\(candidate);
+                        listen 127.0.0.1:\(candidate)\(certificate != nil ? " ssl http2" : "");
                         root \(root);
+                        \(tls)
                         \(rateLimit.map { "limit_rate \($0);" } ?? "")
                     }
                 }
@@ -58,7 +67,12 @@ public final class LoopbackNginx {
         throw lastError
     }
 
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    public func url(_ path: String) -> String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)/\(path)" }
+
+    /// "HTTP/2.0 200 /file" per request (TLS servers only).
+    public var accessLog: String {
+        (try? String(contentsOfFile: workDir.file("access.log"), encoding: .utf8)) ?? ""
+    }
 
     deinit {
         process.terminate()
@@ -115,9 +129,23 @@ public final class FaultServer {
 
     /// Total body bytes the server sent since the last reset.
     public func bodyBytesSent() throws -> Int {
+        try stats()["body_bytes"] as? Int ?? -1
+    }
+
+    /// Requests relayed in proxy mode since the last reset.
+    public func proxiedRequests() throws -> Int {
+        try stats()["proxied"] as? Int ?? -1
+    }
+
+    /// Requests for `path` (no query), and how many of them carried an Authorization header.
+    public func requests(to path: String) throws -> (total: Int, authorized: Int) {
+        let entry = (try stats()["per_path"] as? [String: Any])?[path] as? [String: Any]
+        return (entry?["requests"] as? Int ?? 0, entry?["authorization"] as? Int ?? 0)
+    }
+
+    func stats() throws -> [String: Any] {
         let json = try fetch("/stats")
-        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        return object?["body_bytes"] as? Int ?? -1
+        return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
     }
 
     public func reset() throws { _ = try fetch("/reset") }

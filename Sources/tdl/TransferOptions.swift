@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import TDLTransfer
+
+/// How this run talks TLS. Never saved with the session: skipping verification has to be
+/// asked for again on every run.
+struct TransferOptions: ParsableArguments {
+    @Flag(help: "Do not verify TLS certificates (for a server you trust by other means).")
+    var insecure = false
+
+    @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file (default: CURL_CA_BUNDLE, else SSL_CERT_FILE, else the system's).", valueName: "file"))
+    var cacert: String?
+
+    func validate() throws {
+        if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
+            throw ValidationError("--cacert: cannot read \(cacert)")
+        }
+    }
+
+    var engineSettings: EngineSettings {
+        var settings = EngineSettings.fromEnvironment()
+        settings.insecure = insecure
+        if let cacert { settings.caBundle = Paths.absolute(cacert) }
+        return settings
+    }
+}

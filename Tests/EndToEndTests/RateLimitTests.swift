@@ -1,0 +1,71 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// A per-file rate limit (aria2's max-download-limit) slows that file and no other.
+final class RateLimitTests: XCTestCase {
+    static let site = TemporaryDirectory("tdl-rate-site")
+    static var nginx: LoopbackNginx!
+    static var setUpError: Error?
+    let home = TemporaryDirectory(), downloads = TemporaryDirectory(), inputs = TemporaryDirectory()
+
+    override class func setUp() {
+        do {
+            try TestFiles.make(site.file("limited.bin"), size: 3_000_000, seed: 61)
+            try TestFiles.make(site.file("free.bin"), size: 3_000_000, seed: 62)
+            nginx = try LoopbackNginx(root: site.path)
+        } catch {
+            setUpError = error
+        }
+    }
+
+    /// A missing tool fails every test with its name instead of crashing the run.
+    override func setUpWithError() throws {
+        if let error = Self.setUpError { throw error }
+    }
+
+    override class func tearDown() { nginx = nil }
+
+    func modified(_ name: String) throws -> Date {
+        try FileManager.default.attributesOfItem(atPath: downloads.file(name))[.modificationDate] as! Date
+    }
+
+    func assertIdentical(_ name: String, line: UInt = #line) throws {
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file(name)), try Processes.sha256(ofFile: Self.site.file(name)), line: line)
+    }
+
+    func testLimitInTheInputFileSlowsOnlyThatFile() throws {
+        let input = inputs.file("urls.txt")
+        try """
+            \(Self.nginx.url("limited.bin"))
+              max-download-limit=1M
+            \(Self.nginx.url("free.bin"))
+            """.write(toFile: input, atomically: true, encoding: .utf8)
+        let started = Date()
+        let result = try Processes.tdl(["get", "-q", "-d", downloads.path, "-i", input], home: home.path)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try assertIdentical("limited.bin")
+        try assertIdentical("free.bin")
+        // 3 MB at 1 MiB/s is about 2.7 s; nginx on loopback sends the other file at once.
+        XCTAssertGreaterThanOrEqual(elapsed, 2.2)
+        XCTAssertGreaterThanOrEqual(try modified("limited.bin").timeIntervalSince(try modified("free.bin")), 1.8,
+                                    "the unlimited file finished long before the limited one")
+    }
+
+    func testMaxDownloadLimitOption() throws {
+        let started = Date()
+        let result = try Processes.tdl(["get", "-q", "--max-download-limit", "1M", "-d", downloads.path, Self.nginx.url("limited.bin")], home: home.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 2.2)
+        try assertIdentical("limited.bin")
+    }
+
+    func testBadLimitInTheInputFileIsReported() throws {
+        let input = inputs.file("urls.txt")
+        try "\(Self.nginx.url("free.bin"))\n  max-download-limit=fast\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["get", "-q", "-d", downloads.path, "-i", input], home: home.path)
+        XCTAssertTrue(result.stderr.contains("line 2: max-download-limit must look like 500K, 2M or 1048576"), result.stderr)
+        try assertIdentical("free.bin")
+    }
+}
