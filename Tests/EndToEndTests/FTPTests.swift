@@ -29,15 +29,18 @@ final class FTPTests: XCTestCase {
         process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Kill it once a megabyte is durable (as `tdl list` sees it), well before the end.
+        // Kill it after a few checkpoints (twice a second), well before the end.
         var saved: Int64 = 0
         let gotSome = try Processes.waitUntil(timeout: 30, interval: 0.2) {
             saved = try received(url, home: home)
-            return saved >= 1_000_000 || !process.isRunning
+            return saved >= 2_500_000 || !process.isRunning
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertTrue(gotSome)
+        // While tdl ran, the list showed live bytes; now it shows what was durably saved.
+        saved = try received(url, home: home)
+        XCTAssertGreaterThan(saved, 0, "a checkpoint was saved before the kill")
         XCTAssertLessThan(saved, Int64(size), "killed before the end")
         XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("slow.bin.part")))
 
@@ -49,7 +52,7 @@ final class FTPTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ftp.resumeOffsets.max() ?? 0, saved, "resumed at \(ftp.resumeOffsets)")
     }
 
-    /// Bytes of `url` that the session holds as durable.
+    /// Bytes of `url` as `tdl list` reports them: live from a running tdl, else as saved.
     func received(_ url: String, home: TemporaryDirectory) throws -> Int64 {
         let list = try Processes.tdl(["list", "--json"], home: home.path)
         let objects = (try? JSONSerialization.jsonObject(with: Data(list.stdout.utf8))) as? [[String: Any]] ?? []
