@@ -109,6 +109,9 @@ final class Connection {
     // budget is spent the callback pauses the transfer, and the loop resumes it as tokens return.
 
     static let bufferSize = 512 * 1024
+    /// Body bytes taken but not yet written, and where they go (see `FileDownload.write`).
+    var pending: [UInt8] = []
+    var pendingOffset: Int64 = 0
     /// Bytes per second, nil for none.
     var rateLimit: Int64?
     /// Bytes this connection may still take now.

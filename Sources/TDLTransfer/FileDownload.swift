@@ -239,34 +239,71 @@ final class FileDownload {
 
     // MARK: - Writing
 
+    /// Body bytes are gathered per connection and written in pieces of this size: curl hands
+    /// them over a few KiB at a time, and one pwrite each was most of a small file's cost.
+    static let gatherSize = 256 * 1024
+
+    /// Takes body bytes for segment `i`. `written` counts them at once; they reach the part
+    /// file when the connection's gather buffer fills, and always before a checkpoint, the end
+    /// of the connection or a stop.
     func write(_ pointer: UnsafeRawPointer, _ count: Int, segmentIndex i: Int, connection: Connection) -> Int {
-        guard let part else { return 0 }
+        guard part != nil else { return 0 }
         let n = Int(min(Int64(count), segments[i].remaining))
         if n > 0 {
-            do {
-                try part.write(pointer, count: n, at: segments[i].start + segments[i].written)
-            } catch let error as FileError {
+            if connection.pending.isEmpty {
+                connection.pendingOffset = segments[i].start + segments[i].written
+                connection.pending.reserveCapacity(Self.gatherSize)
+            }
+            connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: n))
+            segments[i].written += Int64(n)
+            if connection.pending.count >= Self.gatherSize, let error = writePending(connection) {
                 connection.stopReason = .writeFailed(error)
                 return 0
-            } catch {
-                connection.stopReason = .writeFailed(.other("\(error)"))
-                return 0
-            }
-            segments[i].written += Int64(n)
-            bytesSinceWriteback += Int64(n)
-            if bytesSinceWriteback >= 32 << 20 {
-                bytesSinceWriteback = 0
-                engine.worker.async { part.startWriteback() }
             }
         }
         if n < count { connection.stopReason = .reachedSegmentEnd }
         return n
     }
 
+    /// Writes a connection's gathered bytes; on failure they are taken back from `written`,
+    /// so no checkpoint ever counts bytes that are not in the file.
+    func writePending(_ connection: Connection) -> FileError? {
+        guard let part, !connection.pending.isEmpty else { return nil }
+        let count = connection.pending.count
+        defer { connection.pending.removeAll(keepingCapacity: true) }
+        do {
+            try connection.pending.withUnsafeBytes { try part.write($0.baseAddress!, count: count, at: connection.pendingOffset) }
+        } catch {
+            segments[connection.segmentIndex].written -= Int64(count)
+            return error as? FileError ?? .other("\(error)")
+        }
+        bytesSinceWriteback += Int64(count)
+        if bytesSinceWriteback >= 32 << 20 {
+            bytesSinceWriteback = 0
+            engine.worker.async { part.startWriteback() }
+        }
+        return nil
+    }
+
+    /// Every connection's gathered bytes to the file; the first failure, if any.
+    func writeAllPending() -> FileError? {
+        var firstError: FileError?
+        for connection in connections {
+            if let error = writePending(connection), firstError == nil { firstError = error }
+        }
+        return firstError
+    }
+
     // MARK: - A connection ended
 
     func connectionDone(_ connection: Connection, result: CURLcode) {
         let i = connection.segmentIndex
+        if let error = writePending(connection), connection.stopReason == nil || result == CURLE_OK {
+            connection.stopReason = .writeFailed(error)
+            segments[i].connection = nil
+            if stopped { return }
+            return connectionFailed(connection, result: result)
+        }
         segments[i].connection = nil
         if stopped { return }
         if !resolved && !connection.headersChecked && result == CURLE_OK {
@@ -385,6 +422,10 @@ final class FileDownload {
     /// fdatasync in the background, then report the offsets that are now durable.
     func checkpoint(final: Bool = false, then: (() -> Void)? = nil) {
         guard let part, !checkpointInFlight || final else { then?(); return }
+        if let error = writeAllPending(), !stopped {
+            then?()
+            return failNow(error.reason)
+        }
         let snapshot = segments.map { Segment(start: $0.start, end: $0.end, done: $0.written) }
         let total = snapshot.reduce(0) { $0 + $1.done }
         guard total != durableTotal || final else { then?(); return }
@@ -409,6 +450,7 @@ final class FileDownload {
 
     func stop() {
         stopped = true
+        _ = writeAllPending()  // what fails to be written is taken back from `written`
         for connection in connections {
             connection.stopReason = .stopped
             engine.remove(connection)

@@ -27,6 +27,8 @@ struct HookOptions: ParsableArguments {
 /// URL or the server's file name. Hooks run beside tdl; finished ones are reaped as we go.
 final class HookRunner {
     let manager: DownloadManager
+    /// Hooks started and not yet reaped.
+    private var running = 0
 
     init(manager: DownloadManager) {
         self.manager = manager
@@ -62,6 +64,7 @@ final class HookRunner {
         let status = withCStrings(argv) { cArgv in
             withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, nil, nil, cArgv, cEnvp) }
         }
+        if status == 0 { running += 1 }
         if status != 0 {
             // Said on the task (its details and `tdl list`), not on stderr under a full screen.
             manager.replay(.note(url: url, text: "could not run \(program): \(String(cString: strerror(status)))",
@@ -72,7 +75,7 @@ final class HookRunner {
     /// Collects hooks that have exited so none lingers as a zombie.
     func reapFinished() {
         var status: Int32 = 0
-        while waitpid(-1, &status, WNOHANG) > 0 {}
+        while running > 0 && waitpid(-1, &status, WNOHANG) > 0 { running -= 1 }
     }
 
     deinit { reapFinished() }
