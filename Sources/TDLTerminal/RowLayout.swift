@@ -3,7 +3,7 @@ import TDLCore
 /// The columns of a task row for one screen width: marks, name (whatever is left), size and
 /// status. Size and status have fixed widths, so they line up whatever each row says:
 ///
-///     *↓ V movie.mp4                     360.0 MB  [####----------------]  21%   4.2 MB/s     1:02
+///     *↓ V movie.mp4                     360.0 MB  [####----------------]  21%    4.2 MB/s     1:02
 ///      ✓ D report.pdf                      2.4 MB  Done
 ///      ‖ Z photos.zip                    150.0 MB  Paused 41.6 MB/150.0 MB
 ///

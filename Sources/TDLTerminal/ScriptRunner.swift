@@ -10,8 +10,9 @@ import Foundation
 ///     :save-display /tmp/screen.txt
 ///
 /// Commands: `:type TEXT`, `:save-display FILE`, `:wait-idle [SECONDS]` (until nothing
-/// downloads or waits), `:sleep MS`, `:resize COLSxROWS` (as TDL_SCRIPT_SIZE). Keys: one character, or a name
-/// in angle brackets such as `<Enter>`, `<Down>`, `<Space>`, `<Esc>`, `<Del>`, `<^L>`.
+/// downloads or waits), `:sleep MS`, `:resize COLSxROWS` (as TDL_SCRIPT_SIZE). Keys: one
+/// character, or a name in angle brackets such as `<Enter>`, `<Down>`, `<Space>`, `<Esc>`,
+/// `<Del>`, `<^L>`.
 final class ScriptRunner {
     enum Command {
         case key(Key)
