@@ -96,6 +96,17 @@ wait_for() {
   exit 1
 }
 
+# Waits until at least $2 rows show a text (fixed string), e.g. two rows that say "  Done".
+wait_rows() {
+  for _ in $(seq 200); do
+    [ "$(screen | grep -cF -- "$1" || true)" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $2 rows with \"$1\"; the screen was:" >&2
+  screen >&2
+  exit 1
+}
+
 # Captures the screen with its colours and draws it as $OUT/$1.png.
 shot() {
   local rows
@@ -124,12 +135,13 @@ sort_by() {
 # 1. The list while downloading: the quick files done, one failed, the last one paused, one
 #    more download at once than the default, then time for the bars to fill and the speeds
 #    to settle.
-wait_for "2 done"
-wait_for "1 failed"
+wait_rows "  Done" 2
+wait_rows "  Failed: 404 Not Found" 1
 keys G p
-wait_for "1 paused"
+wait_rows "  Paused" 1
 keys g +
-wait_for "4 downloading"
+# A downloading row shows a progress bar: "[####------] 45%".
+wait_rows "] " 4
 sleep 8
 shot list
 
@@ -143,13 +155,13 @@ shot by-type
 #    there and open it.
 sort_by "add time"
 keys g j v v G v d
-wait_for "moved 3 to the trash"
+wait_for "moved 3 downloads to the trash"
 keys t
 wait_for "u Restore"
 shot trash
 keys t
 
-# 4. The help screen, on a taller window so every key fits (it does not scroll).
+# 4. The help screen, on a taller window so every key fits on one page (a smaller one scrolls).
 tmux -L "$sock" resize-window -t tdl -y "$HELP_ROWS"
 keys '?'
 wait_for "Press q or Esc to close."

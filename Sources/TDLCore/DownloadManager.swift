@@ -36,6 +36,8 @@ public final class DownloadManager {
     var overallMeter = SpeedMeter()
     var overallBase: Int64 = 0
     public internal(set) var activity: [String: TaskActivity] = [:]
+    /// Downloading tasks that wait to try a failed connection again.
+    public internal(set) var retrying: [String: RetryStatus] = [:]
     var pending = SessionChanges()
     var dirtyTasks: Set<String> = []
     var lastFlush: Date = .distantPast
@@ -293,6 +295,7 @@ public final class DownloadManager {
         tasks[url]!.state = state
         tasks[url]!.failReason = state == .failed ? reason : nil
         trackState(url, state)
+        retrying[url] = nil
         if state != .downloading {
             meters[url] = nil
             activity[url] = nil
@@ -514,6 +517,7 @@ public final class DownloadManager {
             task.lastModified = lastModified
             task.finalURL = finalURL
             tasks[url] = task
+            retrying[url] = nil
             markDirty(url)
             if resort && task.deletedAt == nil { reposition(url) }
             onEvent?(.taskChanged(url))
@@ -530,6 +534,15 @@ public final class DownloadManager {
             guard tasks[url] != nil else { return }
             tasks[url]!.note = text
             tasks[url]!.retries = retries
+            markDirty(url)
+            onEvent?(.taskChanged(url))
+        case let .retrying(url, reason, attempt, limit):
+            guard let task = tasks[url] else { return }
+            tasks[url]!.note = "\(reason.message): retry \(attempt) of \(limit)"
+            tasks[url]!.retries = attempt
+            // Bytes now, not at the last tick: those in between must not count as the retry working.
+            let received = engine?.liveProgress()[url] ?? task.received
+            retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
             markDirty(url)
             onEvent?(.taskChanged(url))
         case let .finished(url, path, size):
@@ -580,6 +593,7 @@ public final class DownloadManager {
                 activity[url] = TaskActivity(received: received, expected: expected, speed: meter.bytesPerSecond,
                                              eta: meter.eta(remaining: expected.map { $0 - received }))
                 total += meter.bytesPerSecond
+                if let retry = retrying[url], received > retry.receivedAtRetry { retrying[url] = nil }
             }
             overallSpeed = total
         }

@@ -45,6 +45,8 @@ public enum TransferEvent: Sendable {
     case checkpoint(url: String, segments: [Segment])
     /// Something worth telling the user ("server ignored Range: restarted from zero", "retry 2 of 3").
     case note(url: String, text: String, retries: Int)
+    /// A transient failure (refused connection, 503…): the engine tries again after a backoff.
+    case retrying(url: String, reason: FailReason, attempt: Int, limit: Int)
     /// The file is verified, fsync'ed and renamed into place.
     case finished(url: String, path: String, size: Int64)
     /// The task failed; its partial bytes (if any) are kept for a later resume.

@@ -74,7 +74,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .fewerDownloads: return "Allow one fewer concurrent download"
         case .rateLimit: return "Set the global rate limit (e.g. 500K, 2M, 0 = none)"
         case .filter: return "Show only names containing a text"
-        case .mark: return "Mark or unmark the row (actions apply to all marked)"
+        case .mark: return "Mark or unmark, then move down (actions apply to all marked)"
         case .details: return "Details of the selected download"
         case .help: return "This help"
         case .redraw: return "Redraw the screen"

@@ -65,57 +65,61 @@ struct ListRenderer {
         return result
     }
 
-    /// "name  size  [####----]  45%  4.2 MB/s  0:42", or the detail text when not downloading.
-    func taskLine(_ url: String, width: Int, marked: Bool) -> String {
+    /// One task in the columns of `layout`: marks, name, size, then the live progress while it
+    /// downloads or a word for where it stands ("Done", "Failed: 404 Not Found").
+    func taskLine(_ url: String, layout: RowLayout, marked: Bool) -> String {
         guard let task = manager.task(url) else { return "" }
-        let mark = (marked ? "*" : " ") + Self.stateMark(task.state) + " " + String(task.fileType.mark) + " "
+        let marks = (marked ? "*" : " ") + Self.stateMark(task.state) + " " + String(task.fileType.mark)
         let name = ScreenText.clean(manager.displayName(of: url) ?? url)
-        let size = task.size.map(ByteFormat.string) ?? "?"
-        var tail: String
-        if task.state == .downloading {
-            let live = manager.activity[url]
-            let progress = manager.progress(of: url)
-            let percent = task.size == nil ? "  ?%" : ScreenText.pad("\(Int(progress * 100))%", 4, alignRight: true)
-            let speed = ByteFormat.rate(live?.speed ?? 0)
-            let eta = ByteFormat.duration(live?.eta)
-            let barWidth = width >= 100 ? 20 : (width >= 70 ? 10 : 0)
-            let bar = barWidth > 0 ? "[" + Self.bar(progress, width: barWidth) + "] " : ""
-            tail = bar + percent + "  " + ScreenText.pad(speed, 11, alignRight: true) + "  " + ScreenText.pad(eta, 7, alignRight: true)
-        } else if task.state == .finished {
-            tail = "Done " + task.detailText
-        } else if task.state == .failed {
-            tail = ScreenText.clean(task.detailText)
+        let size = task.size.map(ByteFormat.string) ?? ""
+        return layout.line(marks: marks, name: name, size: size, status: status(of: task, layout: layout))
+    }
+
+    func status(of task: DownloadTask, layout: RowLayout) -> String {
+        switch task.state {
+        case .downloading:
+            if let retry = manager.retrying[task.url] {
+                return "Retrying (\(retry.attempt) of \(retry.limit)): " + ScreenText.clean(retry.reason.message)
+            }
+            let live = manager.activity[task.url]
+            return layout.progress(task.size == nil ? nil : manager.progress(of: task.url),
+                                   received: live?.received ?? task.received, speed: live?.speed ?? 0, eta: live?.eta)
+        case .finished:
+            return "Done"
+        case .failed:
+            return ScreenText.clean(task.detailText)
+        case .waiting, .paused, .stopped:
+            // The size column already holds the total: say only what was received of it.
+            guard task.received > 0 else { return Self.stateWord(task.state) }
+            return Self.stateWord(task.state) + " " + ByteFormat.string(task.received) + (task.size.map { "/" + ByteFormat.string($0) } ?? "")
+        }
+    }
+
+    /// The top line of every view; `HeaderLine` decides what gives way on a narrow screen.
+    func header(view: String, inTrash: Bool) -> HeaderLine {
+        var header = HeaderLine(session: ScreenText.clean(manager.identifier), view: view)
+        if inTrash {
+            // The trash lists the most recently deleted first, whatever the list's sort.
+            header.order = .init(full: "newest first", short: "newest first")
+            let n = manager.toDeleteList.count
+            if n > 0 { header.counts = .init(full: "\(n) in the trash", short: "\(n) in the trash") }
         } else {
-            tail = Self.stateWord(task.state) + " " + task.detailText
+            let sort = manager.sortType.title + (manager.sortType == .manual ? "" : manager.sortOrder == .ascending ? " ↑" : " ↓")
+            header.order = .init(full: "sort: " + sort, short: sort)
+            let counts = manager.counts
+            let states = [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished].filter { counts[$0] != nil }
+            if !states.isEmpty {
+                header.counts = .init(full: states.map { "\(counts[$0]!) \(Self.stateWord($0).lowercased())" }.joined(separator: ", "),
+                                      short: states.map { "\(counts[$0]!)\(Self.stateMark($0))" }.joined(separator: " "))
+            }
         }
-        if let note = task.note, task.state == .downloading || task.state == .waiting, width >= 100 {
-            tail += "  " + ScreenText.clean(note)
-        }
-        let tailWidth = min(ScreenText.width(tail), max(0, width / 2))
-        let sizeColumn = width >= 60 ? ScreenText.pad(size, 10, alignRight: true) + "  " : ""
-        let nameWidth = max(4, width - ScreenText.width(mark) - ScreenText.width(sizeColumn) - tailWidth - 2)
-        return mark + ScreenText.pad(name, nameWidth) + " " + sizeColumn + ScreenText.fit(tail, tailWidth)
-    }
-
-    static func bar(_ fraction: Double, width: Int) -> String {
-        let filled = Int((max(0, min(1, fraction)) * Double(width)).rounded(.down))
-        return String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    }
-
-    func headerLine(view: String) -> String {
-        let counts = manager.counts
-        var parts = ["tdl", manager.identifier, view]
-        let order = manager.sortOrder == .ascending ? "↑" : "↓"
-        parts.append("sort: \(manager.sortType.title) \(manager.sortType == .manual ? "" : order)".trimmingCharacters(in: .whitespaces))
-        let summary = [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished]
-            .compactMap { state in counts[state].map { "\($0) \(Self.stateWord(state).lowercased())" } }
-        if !summary.isEmpty { parts.append(summary.joined(separator: ", ")) }
         if manager.isBusy {
-            parts.append(ByteFormat.rate(manager.overallSpeed) + " ETA " + ByteFormat.duration(manager.overallETA))
+            let speed = ByteFormat.rate(manager.overallSpeed), eta = ByteFormat.duration(manager.overallETA)
+            header.speed = .init(full: speed + " ETA " + eta, short: speed + " " + eta)
         }
         let limit = manager.maxDownloadCount
-        parts.append("max \(limit <= 0 ? "∞" : String(limit))")
-        return parts.joined(separator: " · ")
+        header.limit = "max \(limit <= 0 ? "∞" : String(limit))"
+        return header
     }
 
     /// Details of one task: every fact a user may want when something goes wrong.

@@ -10,14 +10,15 @@ import Foundation
 ///     :save-display /tmp/screen.txt
 ///
 /// Commands: `:type TEXT`, `:save-display FILE`, `:wait-idle [SECONDS]` (until nothing
-/// downloads or waits), `:sleep MS`, `:resize ROWS COLUMNS`. Keys: one character, or a name
-/// in angle brackets such as `<Enter>`, `<Down>`, `<Space>`, `<Esc>`, `<Del>`, `<^L>`.
+/// downloads or waits), `:sleep MS`, `:resize COLSxROWS` (as TDL_SCRIPT_SIZE). Keys: one
+/// character, or a name in angle brackets such as `<Enter>`, `<Down>`, `<Space>`, `<Esc>`,
+/// `<Del>`, `<^L>`.
 final class ScriptRunner {
     enum Command {
         case key(Key)
         case type(String)
         case saveDisplay(String)
-        case resize(Int, Int)
+        case resize(columns: Int, rows: Int)
     }
 
     private var lines: [String]
@@ -56,8 +57,8 @@ final class ScriptRunner {
                     waitUntil = now + (Double(argument) ?? 100) / 1000
                     return nil
                 case "resize":
-                    let numbers = argument.split(separator: " ").compactMap { Int($0) }
-                    if numbers.count == 2 { return .resize(numbers[0], numbers[1]) }
+                    let numbers = argument.split(separator: "x").compactMap { Int($0) }
+                    if numbers.count == 2 { return .resize(columns: numbers[0], rows: numbers[1]) }
                     continue
                 default:
                     continue

@@ -63,6 +63,8 @@ public final class TerminalApp {
     var top = 0
     var marked: Set<String> = []
     var filterText = ""
+    /// The scroll position of the help and details views.
+    var pager = TextPager()
     var needsDraw = true
     var lastDraw: Double = 0
     var quitting = false
@@ -239,11 +241,10 @@ public final class TerminalApp {
         case .help: title = "Help"
         }
         curses.fillRow(0, style: .header)
-        curses.draw(renderer.headerLine(view: title), row: 0, column: 0, style: .header)
+        curses.draw(renderer.header(view: title, inTrash: view == .trash).text(width: columns), row: 0, column: 0, style: .header)
         switch view {
         case .list, .trash: drawList(renderer)
-        case .details(let url): drawLines(renderer.detailLines(url))
-        case .help: drawLines(helpLines())
+        case .details, .help: drawText(textLines(renderer))
         }
         drawFooter()
         curses.refresh()
@@ -259,6 +260,7 @@ public final class TerminalApp {
         if selected < top { top = selected }
         if selected >= top + height { top = selected - height + 1 }
         top = max(0, min(top, max(0, entries.count - height)))
+        let layout = RowLayout(width: curses.columns)
         for (offset, entry) in entries[top..<min(entries.count, top + height)].enumerated() {
             let row = 1 + offset
             let isSelected = top + offset == selected
@@ -268,15 +270,22 @@ public final class TerminalApp {
                 curses.draw(text + String(repeating: "─", count: max(0, curses.columns - ScreenText.width(text))),
                             row: row, column: 0, style: isSelected ? .selected : .sectionTitle)
             case .task(let url):
-                let line = renderer.taskLine(url, width: curses.columns, marked: marked.contains(url))
+                let line = renderer.taskLine(url, layout: layout, marked: marked.contains(url))
                 let state = manager.state(of: url) ?? .waiting
                 curses.draw(line, row: row, column: 0, style: isSelected ? .selected : ListRenderer.style(state))
             }
         }
     }
 
-    func drawLines(_ lines: [String]) {
-        for (k, line) in lines.prefix(listHeight).enumerated() {
+    /// The lines of the help or details view, whichever is open.
+    func textLines(_ renderer: ListRenderer) -> [String] {
+        if case .details(let url) = view { return renderer.detailLines(url) }
+        return helpLines()
+    }
+
+    func drawText(_ lines: [String]) {
+        pager.clamp(lineCount: lines.count, height: listHeight)
+        for (k, line) in lines.dropFirst(pager.top).prefix(listHeight).enumerated() {
             curses.draw(line, row: 1 + k, column: 1)
         }
     }
@@ -300,13 +309,26 @@ public final class TerminalApp {
         }
         let keys: String
         switch view {
-        case .list: keys = "a Add  p Pause/Resume  x Stop  d Trash  t Trash view  s Sort  Enter Details  ? Help  q Quit"
-        case .trash: keys = "u Restore  d Delete for good  t Back  ? Help  q Quit"
-        case .details, .help: keys = "Esc/q Back"
+        case .list:
+            keys = Self.keyHints(["a Add", "p Pause/Resume", "x Stop", "d Trash", "t Trash view", "s Sort", "Enter Details"],
+                                 always: ["? Help", "q Quit"], width: curses.columns)
+        case .trash:
+            keys = Self.keyHints(["u Restore", "d Delete for good", "t Back"], always: ["? Help", "q Quit"], width: curses.columns)
+        case .details, .help:
+            let lineCount = textLines(ListRenderer(manager: manager)).count
+            let position = TextPager.position(top: pager.top, lineCount: lineCount, height: listHeight)
+            keys = "Esc/q Back" + (position.map { "  j/k PgUp/PgDn Scroll  · " + $0 } ?? "")
         }
         curses.fillRow(rows - 2, style: .header)
         curses.draw(keys, row: rows - 2, column: 0, style: .header)
         curses.draw(message, row: rows - 1, column: 0, style: messageIsError ? .failed : .normal)
+    }
+
+    /// As many hints as fit, dropped from the end, and always the way to help and out.
+    static func keyHints(_ hints: [String], always: [String], width: Int) -> String {
+        var shown = hints
+        while !shown.isEmpty && ScreenText.width((shown + always).joined(separator: "  ")) > width { shown.removeLast() }
+        return (shown + always).joined(separator: "  ")
     }
 
     // MARK: - Keys
@@ -317,13 +339,18 @@ public final class TerminalApp {
             curses.forceRedraw()
             return
         }
+        // A message answers the last key: the next one clears it (as in tig and htop).
+        message = ""
+        messageIsError = false
         if prompt != nil { return handlePromptKey(key) }
         if case let .mouse(row, _, buttons) = key { return handleMouse(row: row, buttons: buttons) }
         guard let name = KeyName.name(of: key) else { return }
         switch view {
         case .details, .help:
             if name == "q" || name == "Esc" || name == "Enter" { view = .list; entriesStale = true; return }
-            if let action = Action.byKey[name], action == .help || action == .redraw { perform(action) }
+            guard let action = Action.byKey[name] else { return }
+            if action == .help || action == .redraw { return perform(action) }
+            pager.perform(action, lineCount: textLines(ListRenderer(manager: manager)).count, height: listHeight)
             return
         default:
             break
@@ -355,34 +382,33 @@ public final class TerminalApp {
             let urls = targets
             let active = urls.filter { manager.state(of: $0)?.isActive == true }
             if !active.isEmpty {
-                let n = manager.pauseTasks(active).count
-                say("paused \(n)")
+                say("paused " + Phrase.downloads(manager.pauseTasks(active).count))
             } else {
                 let n = manager.resumeTasks(urls, queueIfFull: true).count
-                say(n == 0 ? "nothing to resume" : "resumed \(n)")
+                say(n == 0 ? "nothing to resume" : "resumed " + Phrase.downloads(n))
             }
         case .pauseAll: manager.pauseAllTasks(); say("paused all")
         case .resumeAll: manager.resumeAllTasks(); say("resumed all")
-        case .stop: say("stopped \(manager.stopTasks(targets).count)")
+        case .stop: say("stopped " + Phrase.downloads(manager.stopTasks(targets).count))
         case .restart:
             let finished = targets.filter { manager.state(of: $0) == .finished }
             if finished.isEmpty {
-                say("restarted \(manager.restartTasks(targets).count)")
+                say("restarted " + Phrase.downloads(manager.restartTasks(targets).count))
             } else {
-                prompt = Prompt(purpose: .confirmDelete(targets), label: "Restart deletes the downloaded file. Restart \(targets.count)? (y/n) ")
+                prompt = Prompt(purpose: .confirmDelete(targets), label: "Restart deletes the downloaded file. Restart \(Phrase.downloads(targets.count))? (y/n) ")
                 pendingRestart = true
             }
         case .delete:
             let urls = targets
             guard !urls.isEmpty else { return }
             if inTrash {
-                prompt = Prompt(purpose: .confirmCleanup(urls), label: "Delete \(urls.count) for good, with their files? (y/n) ")
+                prompt = Prompt(purpose: .confirmCleanup(urls), label: "Delete \(Phrase.downloads(urls.count)) for good, with their files? (y/n) ")
             } else if !manager.isTrashOpened && urls.contains(where: { manager.state(of: $0) == .finished }) {
-                prompt = Prompt(purpose: .confirmDelete(urls), label: "Delete \(urls.count) with the finished files? (y/n) ")
+                prompt = Prompt(purpose: .confirmDelete(urls), label: "Delete \(Phrase.downloads(urls.count)) with their finished files? (y/n) ")
             } else {
                 let n = manager.deleteTasks(urls).count
                 marked.subtract(urls)
-                say(manager.isTrashOpened ? "moved \(n) to the trash (t shows it, u restores)" : "deleted \(n)")
+                say(manager.isTrashOpened ? "moved \(Phrase.downloads(n)) to the trash (t shows it, u restores)" : "deleted " + Phrase.downloads(n))
             }
         case .toggleTrash:
             view = inTrash ? .list : .trash
@@ -393,12 +419,12 @@ public final class TerminalApp {
             guard inTrash else { return say("u restores from the trash: press t to open it") }
             let n = manager.restoreToDeleteTasks(targets).count
             marked.removeAll()
-            say("restored \(n)")
+            say("restored " + Phrase.downloads(n))
         case .cycleSort:
             let all = SortType.allCases
             let next = all[(all.firstIndex(of: manager.sortType)! + 1) % all.count]
             manager.sortListBy(type: next, order: manager.sortOrder)
-            say("sorted by \(next.title)")
+            say(next == .manual ? "manual order" : "sorted by \(next.title)")
         case .flipOrder:
             manager.sortListBy(type: manager.sortType, order: manager.sortOrder.flipped)
         case .toggleSectioning:
@@ -434,8 +460,13 @@ public final class TerminalApp {
             if marked.contains(url) { marked.remove(url) } else { marked.insert(url) }
             move(by: 1)
         case .details:
-            if let url = currentURL { view = .details(url) }
-        case .help: view = .help
+            if let url = currentURL {
+                view = .details(url)
+                pager = TextPager()
+            }
+        case .help:
+            view = .help
+            pager = TextPager()
         case .redraw: curses.forceRedraw()
         case .quit: quitting = true
         }
@@ -463,7 +494,7 @@ public final class TerminalApp {
         let result = manager.add(urls)
         entriesStale = true
         var parts: [String] = []
-        if !result.added.isEmpty { parts.append("added \(result.added.count)") }
+        if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
         if !result.existing.isEmpty { parts.append("\(result.existing.count) already in the list") }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(rejection.url), 40))\": \(rejection.reason)") }
         say(parts.joined(separator: "; "), error: !result.rejected.isEmpty)
@@ -482,11 +513,11 @@ public final class TerminalApp {
         case .confirmDelete(let urls), .confirmCleanup(let urls):
             if case .character(let c) = key, c == "y" || c == "Y" {
                 if case .confirmCleanup = current.purpose {
-                    say("deleted \(manager.cleanupToDeleteTasks(urls).count) for good")
+                    say("deleted \(Phrase.downloads(manager.cleanupToDeleteTasks(urls).count)) for good")
                 } else if pendingRestart {
-                    say("restarted \(manager.restartTasks(urls).count)")
+                    say("restarted " + Phrase.downloads(manager.restartTasks(urls).count))
                 } else {
-                    say("deleted \(manager.deleteTasks(urls).count)")
+                    say("deleted " + Phrase.downloads(manager.deleteTasks(urls).count))
                 }
                 marked.subtract(urls)
             } else {
@@ -565,7 +596,7 @@ public final class TerminalApp {
             draw()
             needsDraw = false
             try? curses.screenText().write(toFile: path, atomically: true, encoding: .utf8)
-        case .resize(let rows, let columns):
+        case .resize(let columns, let rows):
             curses.resize(rows: rows, columns: columns)
             needsDraw = true
         }

@@ -393,7 +393,7 @@ final class FileDownload {
         let backoff = retryAfterSeconds ?? min(30, engine.settings.retryBaseSeconds * pow(2, Double(failures - 1)))
         retryAfterSeconds = nil
         segments[i].retryAt = engine.now + backoff * Double.random(in: 0.8...1.2)
-        engine.report(.note(url: url, text: "\(reason.message): retry \(failures) of \(job.maxRetries)", retries: failures))
+        engine.report(.retrying(url: url, reason: reason, attempt: failures, limit: job.maxRetries))
         engine.scheduleTimer(at: segments[i].retryAt!)
     }
 

@@ -57,4 +57,190 @@ final class ScreenTests: XCTestCase {
         let shots = try screens([":save"], home: home, downloads: downloads, size: "20x4")
         XCTAssertEqual(shots[0], "terminal too small\nneed 30x6\n")
     }
+
+    // MARK: - Columns
+
+    /// A session with a row in every state: done, failed, paused, stopped, three downloading
+    /// (slowly, so they still are when the screen is saved) and one waiting.
+    func mixedSessionScript(_ server: FaultServer) -> [String] {
+        let slow = (1...6).map { server.url("/file/slow\($0).bin?size=50000000&seed=\($0)&rate=50000") }
+        return [
+            "a", ":type \(server.url("/file/report.pdf?size=2400000&seed=1")) \(server.url("/file/missing.iso?status=404"))", "<Enter>",
+            ":wait-idle 30",
+            // The first slow file is selected once added: pause it, stop the next one.
+            "a", ":type " + slow.joined(separator: " "), "<Enter>",
+            ":sleep 1000", "p", "j", "x", ":sleep 1000",
+        ]
+    }
+
+    /// Every row within the width, sizes ending in one column (when shown), states starting in one.
+    func assertColumnsLineUp(_ screen: String, columns: Int, sizes: Bool = true, file: StaticString = #filePath, line: UInt = #line) {
+        let rows = ScreenDump.taskRows(screen)
+        XCTAssertEqual(rows.count, 8, screen, file: file, line: line)
+        for row in ScreenDump.lines(screen) {
+            XCTAssertLessThanOrEqual(ScreenDump.width(row), columns, row, file: file, line: line)
+        }
+        let sizeEnds = Set(rows.compactMap(ScreenDump.sizeEnd))
+        XCTAssertEqual(sizeEnds.count, sizes ? 1 : sizeEnds.count, "sizes end in different columns:\n\(screen)", file: file, line: line)
+        let statusStarts = Set(rows.compactMap(ScreenDump.statusStart))
+        XCTAssertEqual(statusStarts.count, 1, "states start in different columns:\n\(screen)", file: file, line: line)
+    }
+
+    func testColumnsLineUpInEveryState() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let shots = try screens(mixedSessionScript(server) + [":save"], home: home, downloads: downloads, size: "110x20")
+        let screen = shots[0]
+        assertColumnsLineUp(screen, columns: 110)
+        let rows = ScreenDump.taskRows(screen)
+        func row(_ name: String) -> String { rows.first { $0.contains(name) } ?? "" }
+        XCTAssertTrue(row("report.pdf").hasSuffix("2.4 MB  Done"), "the size once, then the state:\n\(screen)")
+        XCTAssertTrue(row("missing.iso").hasSuffix("Failed: 404 Not Found"), screen)
+        XCTAssertTrue(row("slow1.bin").contains("50.0 MB  Paused "), screen)
+        XCTAssertTrue(row("slow2.bin").contains("50.0 MB  Stopped "), screen)
+        XCTAssertTrue(row("slow6.bin").hasSuffix("Waiting"), "no size before the server answered:\n\(screen)")
+        XCTAssertFalse(row("slow6.bin").contains("?"), screen)
+        for name in ["slow3.bin", "slow4.bin", "slow5.bin"] {
+            XCTAssertTrue(row(name).contains("50.0 MB  [") && row(name).contains("/s"), "a bar, percent, speed and ETA:\n\(screen)")
+        }
+        // Every count fits as marks beside the sort, speed and limit.
+        let header = ScreenDump.lines(screen)[0]
+        XCTAssertTrue(header.hasPrefix("tdl · default · Downloads · sort: add time ↑ · 3↓ 1… 1‖ 1■ 1✗ 1✓ · "), header)
+        XCTAssertTrue(header.contains("/s ETA ") && header.hasSuffix(" · max 3"), header)
+        XCTAssertEqual(ScreenDump.row(fromBottom: 1, of: screen, rows: 20), "stopped 1 download", screen)
+    }
+
+    func testResizeLaysTheColumnsOutAgain() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let script = mixedSessionScript(server) + [":save", ":resize 80x24", ":save", ":resize 60x20", ":save", ":resize 44x20", ":save"]
+        let shots = try screens(script, home: home, downloads: downloads, size: "120x20")
+        for (shot, columns) in zip(shots, [120, 80, 60, 44]) {
+            assertColumnsLineUp(shot, columns: columns, sizes: columns > 44)
+        }
+        for shot in shots.prefix(3) {
+            XCTAssertTrue(ScreenDump.lines(shot)[0].hasSuffix("max 3"), "the limit stays:\n\(shot)")
+        }
+        let downloading = shots.map { ScreenDump.taskRows($0).first { $0.contains("slow3.bin") } ?? "" }
+        XCTAssertNotNil(downloading[0].firstMatch(of: #/\[[#-]{20}\]/#), "a long bar at 120:\n\(shots[0])")
+        XCTAssertNotNil(downloading[1].firstMatch(of: #/\[[#-]{10}\]/#), "a shorter bar at 80:\n\(shots[1])")
+        XCTAssertFalse(downloading[2].contains("["), "no bar at 60:\n\(shots[2])")
+        XCTAssertTrue(downloading[2].contains("/s "), "speed and ETA at 60:\n\(shots[2])")
+        XCTAssertFalse(ScreenDump.taskRows(shots[3]).contains { $0.contains("50.0 MB") }, "no size column at 44:\n\(shots[3])")
+        XCTAssertTrue(ScreenDump.lines(shots[0])[0].contains(" · 3↓ 1… 1‖ 1■ 1✗ 1✓ · "), shots[0])
+        XCTAssertFalse(ScreenDump.lines(shots[1])[0].contains("3↓"), "the counts give way first at 80:\n\(shots[1])")
+        XCTAssertTrue(ScreenDump.lines(shots[1])[0].hasPrefix("tdl · default · Downloads · sort: add time ↑ · "), shots[1])
+        XCTAssertTrue(ScreenDump.lines(shots[2])[0].hasPrefix("default · Downloads · add time ↑ · "), shots[2])
+    }
+
+    // MARK: - Text views and messages
+
+    func testHelpAndDetailsScrollWithTheListKeys() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:\(RefusingPort.make())/file.bin"], home: home.path)
+        let script = ["?", ":save", "G", ":save", "k", ":save", "g", ":save", "<PgDn>", ":save", "q",
+                      ":resize 80x12", "<Enter>", ":save", "<End>", ":save"]
+        let shots = try screens(script, home: home, downloads: downloads, size: "80x24", environment: ["TDL_RETRY_BASE": "30"])
+        // The key bar of each screen: the last two are 12 rows high.
+        func footer(_ k: Int) -> String { ScreenDump.row(fromBottom: 2, of: shots[k], rows: k >= 5 ? 12 : 24) }
+        XCTAssertTrue(shots[0].contains(" k Up          Move the selection up"), shots[0])
+        XCTAssertFalse(shots[0].contains("Quit (everything is saved)"), shots[0])
+        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 33, more below"), shots[0])
+        // G shows the end: the last keys and how to close.
+        XCTAssertTrue(shots[1].contains(" q             Quit (everything is saved)"), shots[1])
+        XCTAssertTrue(shots[1].contains("Press q or Esc to close."), shots[1])
+        XCTAssertTrue(footer(1).hasSuffix("lines 13–33 of 33, more above"), shots[1])
+        XCTAssertTrue(footer(2).hasSuffix("lines 12–32 of 33, more above and below"), shots[2])
+        XCTAssertEqual(shots[3], shots[0], "g goes back to the top")
+        XCTAssertEqual(footer(4), footer(1), "PgDn stops at the last full page")
+        XCTAssertTrue(shots[1].contains("v             Mark or unmark, then move down"), shots[1])
+        // Details of the task on a short screen scroll the same way.
+        XCTAssertTrue(shots[5].contains("Name:          file.bin"), shots[5])
+        XCTAssertTrue(footer(5).contains("lines 1–9 of 14, more below"), shots[5])
+        XCTAssertTrue(shots[6].contains("Segments:"), shots[6])
+        XCTAssertFalse(shots[6].contains("Name:"), shots[6])
+        XCTAssertTrue(footer(6).hasSuffix("more above"), shots[6])
+    }
+
+    func testMessagesSayWhatHappenedAndGoAtTheNextKey() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let port = RefusingPort.make()
+        try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:\(port)/a.bin", "http://127.0.0.1:\(port)/b.bin"], home: home.path)
+        let script = ["s", ":save", "s", "s", "s", ":save", "j", ":save", "g", "j", "v", "v", "p", ":save", "d", ":save", "?", ":save"]
+        let shots = try screens(script, home: home, downloads: downloads, environment: ["TDL_RETRY_BASE": "30"])
+        let message = { (shot: String) in ScreenDump.row(fromBottom: 1, of: shot, rows: 20) }
+        XCTAssertEqual(message(shots[0]), "sorted by name", shots[0])
+        XCTAssertEqual(message(shots[1]), "manual order", shots[1])
+        XCTAssertTrue(ScreenDump.lines(shots[1])[0].contains("sort: manual ·"), shots[1])
+        XCTAssertFalse(message(shots[2]).contains("manual order"), "the next key clears it:\n\(shots[2])")
+        XCTAssertEqual(message(shots[3]), "paused 2 downloads", shots[3])
+        XCTAssertEqual(message(shots[4]), "moved 2 downloads to the trash (t shows it, u restores)", shots[4])
+        XCTAssertFalse(shots[5].contains("moved 2"), "no message left on the help screen:\n\(shots[5])")
+    }
+
+    func testTrashSaysItListsTheNewestFirst() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let port = RefusingPort.make()
+        try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:\(port)/first.bin", "http://127.0.0.1:\(port)/second.bin"], home: home.path)
+        let shots = try screens(["P", "d", "d", "t", ":save"], home: home, downloads: downloads)
+        let lines = ScreenDump.lines(shots[0])
+        XCTAssertTrue(lines[0].hasPrefix("tdl · default · Trash · newest first · 2 in the trash · max 3"), lines[0])
+        XCTAssertFalse(lines[0].contains("sort:"), lines[0])
+        let rows = ScreenDump.taskRows(shots[0])
+        XCTAssertTrue(rows.count == 2 && rows[0].contains("second.bin") && rows[1].contains("first.bin"), shots[0])
+    }
+
+    // MARK: - Connections refused
+
+    /// Nothing listens: the row says it retries (not a download at 0 B/s), then why it failed.
+    func testARefusedConnectionRetriesThenFailsWithTheReason() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:\(RefusingPort.make())/gone.bin"], home: home.path)
+        let retrying = try screens([":sleep 700", ":save"], home: home, downloads: downloads, environment: ["TDL_RETRY_BASE": "30"])
+        let row = ScreenDump.taskRows(retrying[0]).first ?? ""
+        XCTAssertTrue(row.hasSuffix("Retrying (1 of 3): couldn't connect to server"), retrying[0])
+        XCTAssertFalse(row.contains("B/s"), retrying[0])
+
+        let failed = try screens([":wait-idle 20", ":save"], home: home, downloads: downloads, environment: ["TDL_RETRY_BASE": "0"])
+        let lines = ScreenDump.lines(failed[0])
+        XCTAssertTrue(ScreenDump.taskRows(failed[0]).first?.hasSuffix("Failed: couldn't connect to server") == true, failed[0])
+        XCTAssertTrue(lines[0].contains("1 failed"), failed[0])
+        XCTAssertEqual(ScreenDump.row(fromBottom: 1, of: failed[0], rows: 20), "gone.bin: couldn't connect to server", failed[0])
+    }
+
+    // MARK: - Names from outside
+
+    /// Names carrying escape codes (in the URL and in Content-Disposition), C1 controls, a bidi
+    /// override and wide CJK characters: cut by display width with an ellipsis, columns in
+    /// place, and nothing a terminal would act on.
+    func testHostileAndWideNamesAreCleanedAndCutByWidth() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let wide = String(repeating: "下载", count: 30) + ".zip"
+        let urls = [
+            server.url("/file/%1B%5B2J%1B%5B31mescape.bin?size=1000"),
+            server.url("/file/cd.bin?size=2000&cd=attachment;%20filename=%22%1B%5D0;title%07%C2%9Bcd.bin%22"),
+            server.url("/file/%E2%80%AEgnp.exe?size=3000"),
+            server.url("/file/" + wide.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)! + "?size=4000"),
+            server.url("/file/plain.bin?size=5000"),
+        ]
+        try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path)
+        let shots = try screens([":wait-idle 30", ":save", ":resize 80x20", ":save", "/", ":type 下载", "<Enter>", "<Enter>", ":save"],
+                                home: home, downloads: downloads, size: "100x20")
+        for (shot, columns) in zip(shots, [100, 80, 80]) {
+            XCTAssertEqual(ScreenDump.controls(in: shot), [], shot)
+            for line in ScreenDump.lines(shot) { XCTAssertLessThanOrEqual(ScreenDump.width(line), columns, line) }
+        }
+        for shot in shots.prefix(2) {
+            let rows = ScreenDump.taskRows(shot)
+            XCTAssertEqual(rows.count, 5, shot)
+            XCTAssertTrue(rows.allSatisfy { $0.hasSuffix("Done") }, shot)
+            XCTAssertEqual(Set(rows.compactMap(ScreenDump.sizeEnd)).count, 1, "sizes line up beside wide names:\n\(shot)")
+            let wideRow = rows.first { $0.contains("下载") } ?? ""
+            XCTAssertTrue(wideRow.contains("载…") || wideRow.contains("下…"), "cut with an ellipsis:\n\(shot)")
+            XCTAssertTrue(rows.contains { $0.contains("[2J[31mescape.bin") }, shot)
+            XCTAssertTrue(rows.contains { $0.contains("]0;titlecd.bin") }, shot)
+        }
+        XCTAssertTrue(shots[2].contains("Name:          下载下载"), shots[2])
+    }
 }

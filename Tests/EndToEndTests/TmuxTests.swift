@@ -35,10 +35,10 @@ final class TmuxTests: XCTestCase {
 
     /// Each launch gets a tmux server of its own: a server just told to exit may still hold
     /// the old socket name when the next one starts.
-    func launch(home: String, downloads: String) throws {
+    func launch(home: String, downloads: String, environment: String = "") throws {
         launches += 1
         socket = socket.split(separator: "#").first.map(String.init)! + "#\(launches)"
-        let command = "TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
+        let command = "\(environment) TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
         Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux",
                                 ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
     }
@@ -54,7 +54,7 @@ final class TmuxTests: XCTestCase {
         _ = try waitForScreen(containing: "Add URL(s):")
         try tmux(["send-keys", "-t", "tdl", "-l", nginx.url("movie.mp4")])
         try tmux(["send-keys", "-t", "tdl", "Enter"])
-        let done = try waitForScreen(containing: "Done 3.0 MB")
+        let done = try waitForScreen(containing: "3.0 MB  Done")
         XCTAssertTrue(done.contains("movie.mp4"), done)
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
@@ -63,7 +63,49 @@ final class TmuxTests: XCTestCase {
 
         try launch(home: home.path, downloads: downloads.path)
         let again = try waitForScreen(containing: "movie.mp4")
-        XCTAssertTrue(again.contains("Done 3.0 MB"), again)
+        XCTAssertTrue(again.contains("3.0 MB  Done"), again)
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
+
+    /// The colours a screen asked for: SGR parameters 30–37, 40–47, 90–97, 100–107 and 38/48
+    /// (256 colours or RGB); 39 and 49 only reset to the default.
+    func colourCodes(in screen: String) -> [String] {
+        screen.matches(of: #/\x1B\[([0-9;]*)m/#).flatMap { match in
+            match.1.split(separator: ";").compactMap { Int($0) }.filter {
+                (30...37).contains($0) || (40...47).contains($0) || (90...97).contains($0) || (100...107).contains($0) || $0 == 38 || $0 == 48
+            }.map(String.init)
+        }
+    }
+
+    /// NO_COLOR: not one colour reaches the terminal, yet each row keeps its state mark and the
+    /// header bar stands out in reverse video. Without it the same screen has colours. A name
+    /// that carried an escape code shows as text and clears nothing.
+    func testNoColorKeepsTheStateMarksAndSendsNoColours() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, server.url("/file/done.bin?size=1000"),
+                           server.url("/file/missing.iso?status=404"), server.url("/file/%1B%5B2Jclear.bin?size=2000")], home: home.path)
+        try launch(home: home.path, downloads: downloads.path, environment: "NO_COLOR=1")
+        let plain = try waitForScreen(containing: "1 failed, 2 done")
+        let rows = plain.split(separator: "\n").filter { $0.hasPrefix(" ✓") || $0.hasPrefix(" ✗") }
+        XCTAssertEqual(rows.count, 3, plain)
+        XCTAssertTrue(rows.contains { $0.contains("✓") && $0.contains("done.bin") }, plain)
+        XCTAssertTrue(rows.contains { $0.contains("✗") && $0.contains("missing.iso") && $0.hasSuffix("Failed: 404 Not Found") }, plain)
+        XCTAssertTrue(rows.contains { $0.contains("[2Jclear.bin") }, plain)
+        XCTAssertTrue(plain.hasPrefix("tdl · default · Downloads"), "the header is still there:\n\(plain)")
+        let escaped = try tmux(["capture-pane", "-p", "-e", "-t", "tdl"])
+        XCTAssertEqual(colourCodes(in: escaped), [], escaped)
+        XCTAssertTrue(escaped.contains("\u{1B}[7m"), "reverse video marks the header and the selection:\n\(escaped)")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+        Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
+
+        // The test runner may itself have NO_COLOR set.
+        try launch(home: home.path, downloads: downloads.path, environment: "env -u NO_COLOR")
+        _ = try waitForScreen(containing: "1 failed, 2 done")
+        let coloured = try tmux(["capture-pane", "-p", "-e", "-t", "tdl"])
+        XCTAssertNotEqual(colourCodes(in: coloured), [], coloured)
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }

@@ -44,6 +44,31 @@ final class ActivityTests: XCTestCase {
         XCTAssertNil(SpeedMeter().eta(remaining: nil))
     }
 
+    func testARetryLastsUntilBytesArriveAgain() {
+        let f = Fixture()
+        let a = f.add(["a"])[0]
+        f.engine.resolve(a, name: "a", size: 10_000)
+        f.engine.live = [a: 500]
+        f.manager.tick()
+        f.engine.onEvent?(.retrying(url: a, reason: .noNetwork("couldn't connect to server"), attempt: 1, limit: 3))
+        XCTAssertEqual(f.manager.retrying[a]?.attempt, 1)
+        XCTAssertEqual(f.manager.retrying[a]?.limit, 3)
+        XCTAssertEqual(f.manager.task(a)?.note, "couldn't connect to server: retry 1 of 3")
+        XCTAssertEqual(f.manager.task(a)?.retries, 1)
+        f.clock.advance(1)
+        f.manager.tick()
+        XCTAssertNotNil(f.manager.retrying[a], "no new bytes: still waiting to retry")
+        f.engine.live = [a: 600]
+        f.clock.advance(1)
+        f.manager.tick()
+        XCTAssertNil(f.manager.retrying[a], "bytes again: the retry worked")
+
+        f.engine.onEvent?(.retrying(url: a, reason: .timeout, attempt: 1, limit: 3))
+        f.engine.fail(a, .timeout)
+        XCTAssertNil(f.manager.retrying[a], "a failed task waits for nothing")
+        XCTAssertEqual(f.manager.state(of: a), .failed)
+    }
+
     func testEventsForTheUI() {
         let f = Fixture(trash: true)
         let a = f.add(["a"])[0]

@@ -160,6 +160,25 @@ public final class FaultServer {
     }
 }
 
+/// A port on 127.0.0.1 where nothing listens, so a connection is refused at once: one the
+/// system just handed out and that was closed again (safer than assuming port 9 is free).
+public enum RefusingPort {
+    public static func make() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
 public enum ServerError: Error, CustomStringConvertible {
     case missing(String)
     case failed(String)
