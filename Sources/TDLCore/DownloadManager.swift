@@ -41,6 +41,9 @@ public final class DownloadManager {
     var pending = SessionChanges()
     var dirtyTasks: Set<String> = []
     var lastFlush: Date = .distantPast
+    /// A download ended this turn: its state is written at the end of the turn (one commit
+    /// for a whole batch of finished files), so a crash cannot make it download again.
+    var endedSinceFlush = false
     var wasBusy = false
 
     public init(identifier: String = "default", defaultDirectory: String, engine: TransferEngine? = nil, store: SessionStore? = nil) {
@@ -111,6 +114,7 @@ public final class DownloadManager {
     /// Writes what changed since the last call in one transaction.
     public func flush() {
         guard let store else { return }
+        endedSinceFlush = false
         for url in dirtyTasks {
             if let task = tasks[url] {
                 pending.upserted.append(task)
@@ -557,6 +561,7 @@ public final class DownloadManager {
                placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
                 reposition(url)
             }
+            endedSinceFlush = true
             onEvent?(.taskSucceeded(url: url, path: path))
             finishBatch()
         case let .failed(url, reason, segments):
@@ -564,6 +569,7 @@ public final class DownloadManager {
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
             setState(url, .failed, reason: reason)
+            endedSinceFlush = true
             onEvent?(.taskFailed(url: url, reason: reason))
             finishBatch()
         }
@@ -597,10 +603,10 @@ public final class DownloadManager {
             }
             overallSpeed = total
         }
-        // Progress once a second; changed tasks within a tenth, so that 500 small files ending
-        // close together cost a few commits, not 500.
+        // Progress once a second; changed tasks within a tenth; ended downloads at once, but
+        // files finished together arrive in one turn: 500 small files cost a few commits.
         let sinceFlush = now.timeIntervalSince(lastFlush)
-        if sinceFlush >= 1 || (!dirtyTasks.isEmpty && sinceFlush >= 0.1) {
+        if sinceFlush >= 1 || endedSinceFlush || (!dirtyTasks.isEmpty && sinceFlush >= 0.1) {
             flush()
         }
     }

@@ -37,6 +37,9 @@ final class FileDownload {
     var writtenAtLastFailure: Int64 = -1
     var checksumFailures = 0
     var checkpointInFlight = false
+    /// Bumped when the part file is emptied: a checkpoint taken before must not report
+    /// offsets of bytes that are gone.
+    var generation = 0
     var durableTotal: Int64 = 0
     var finishing = false
     var stopped = false
@@ -115,6 +118,7 @@ final class FileDownload {
     }
 
     func resetToZero() {
+        generation += 1
         for connection in connections { engine.remove(connection) }
         segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
         try? part?.truncate()
@@ -298,7 +302,8 @@ final class FileDownload {
 
     func connectionDone(_ connection: Connection, result: CURLcode) {
         let i = connection.segmentIndex
-        if let error = writePending(connection), connection.stopReason == nil || result == CURLE_OK {
+        if let error = writePending(connection) {
+            // Even a connection that reached its segment's end failed if its last bytes did.
             connection.stopReason = .writeFailed(error)
             segments[i].connection = nil
             if stopped { return }
@@ -430,11 +435,18 @@ final class FileDownload {
         let total = snapshot.reduce(0) { $0 + $1.done }
         guard total != durableTotal || final else { then?(); return }
         checkpointInFlight = true
+        let takenIn = generation
         engine.worker.async { [engine = self.engine] in
-            let synced = (try? part.syncData()) != nil
+            let syncError: FileError?
+            do { try part.syncData(); syncError = nil } catch { syncError = error as? FileError ?? .other("\(error)") }
             engine.post {
                 self.checkpointInFlight = false
-                if synced {
+                if let syncError {
+                    // The kernel reports a failed writeback once: a later fsync would pass.
+                    if !self.stopped && !self.finishing && engine.downloads[self.url] === self {
+                        self.failNow(syncError.reason)
+                    }
+                } else if takenIn == self.generation {
                     self.durableTotal = total
                     for (k, segment) in snapshot.enumerated() where k < self.segments.count {
                         self.segments[k].durable = segment.done

@@ -16,6 +16,12 @@ struct ControlRequest: Codable {
         var checksum: String?
         /// Bytes per second for this download (aria2's max-download-limit).
         var maxDownloadLimit: Int64?
+
+        /// The same folder and nothing of its own (a file name is for one URL only).
+        func sameOptions(as other: Item) -> Bool {
+            dir == other.dir && out == nil && other.out == nil && checksum == other.checksum
+                && maxDownloadLimit == other.maxDownloadLimit
+        }
     }
 
     var command: Command
@@ -27,7 +33,7 @@ struct ControlReply: Codable {
     var lines: [String] = []
     var problems: [String] = []
     var status: Int32 = ExitStatus.ok
-    /// For `status`: the live state of the tasks asked about (all of them when none named).
+    /// For `status`: the live state of the tasks asked about (the active ones when none named).
     var tasks: [TaskStatus]?
     /// One line for the running tdl's own screen ("added 2 URLs from another tdl").
     var note: String?
@@ -70,17 +76,25 @@ enum ControlActions {
         switch request.command {
         case .add:
             var added = 0
-            for item in request.items {
-                let result = manager.add([item.url], directory: item.dir, fileName: item.out.flatMap(FileNameSanitizer.sanitize),
-                                         checksum: item.checksum.flatMap(Checksum.init))
+            // One add per run of URLs with the same options: each add re-places its batch in
+            // the sorted list once, however many URLs it holds.
+            var start = 0
+            while start < request.items.count {
+                let first = request.items[start]
+                var end = start + 1
+                while end < request.items.count && request.items[end].sameOptions(as: first) { end += 1 }
+                let result = manager.add(request.items[start ..< end].map(\.url), directory: first.dir,
+                                         fileName: first.out.flatMap(FileNameSanitizer.sanitize),
+                                         checksum: first.checksum.flatMap(Checksum.init))
                 for r in result.rejected {
                     reply.problems.append("\(ScreenSafe.clean(r.url)): \(r.reason)")
                     reply.status = ExitStatus.badInput
                 }
-                if let limit = item.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
+                if let limit = first.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
                 for url in result.added { reply.lines.append("added \(ScreenSafe.clean(url))") }
                 for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.clean(url))") }
                 added += result.added.count
+                start = end
             }
             if added > 0 { reply.note = "added \(countOf(added)) from another tdl" }
         case .pause:
@@ -94,7 +108,9 @@ enum ControlActions {
         case .remove:
             report("moved to the trash", Array(manager.deleteTasks(known, keepFinishedFile: true).keys))
         case .status:
-            let asked = urls.isEmpty ? manager.downloadList.flatMap { $0 } + manager.toDeleteList : known
+            // Unnamed: the waiting and downloading ones, the only states a saved session may not
+            // show as they are (and a short answer even in a list of 100,000).
+            let asked = urls.isEmpty ? manager.unfinishedList.filter { manager.state(of: $0)?.isActive == true } : known
             reply.tasks = asked.compactMap { status(of: $0, in: manager) }
         }
         manager.flush()

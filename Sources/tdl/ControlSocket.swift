@@ -31,13 +31,20 @@ enum ControlSocket {
         }
     }
 
-    /// Reads until a newline or end of input (at most 16 MiB, a generous list of URLs).
-    static func readLine(_ fd: Int32) -> Data? {
+    /// Reads until a newline or end of input (at most 64 MiB), giving up at `deadline`: a peer
+    /// that trickles bytes cannot hold the reader longer than that.
+    static func readLine(_ fd: Int32, deadline: Date) -> Data? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while data.count < 16 << 20 {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n < 0 && errno == EINTR { continue }
+        while data.count < 64 << 20 {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32(left * 1000) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n <= 0 { break }
             data.append(contentsOf: buffer[0 ..< n])
             if buffer[0 ..< n].contains(UInt8(ascii: "\n")) { break }
@@ -58,10 +65,9 @@ enum ControlSocket {
         }
     }
 
-    /// A receive timeout, so a peer that never finishes its line cannot hang the other side.
-    static func setTimeout(_ fd: Int32, seconds: Int) {
+    /// A send timeout, so a peer that stops reading cannot hang the other side.
+    static func setSendTimeout(_ fd: Int32, seconds: Int) {
         var time = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 }
@@ -101,8 +107,9 @@ final class ControlServer {
             if client < 0 { break }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             defer { close(client) }
-            ControlSocket.setTimeout(client, seconds: 2)
-            guard let line = ControlSocket.readLine(client),
+            // The loop runs every download: a request gets one second to arrive whole.
+            ControlSocket.setSendTimeout(client, seconds: 1)
+            guard let line = ControlSocket.readLine(client, deadline: Date().addingTimeInterval(1)),
                   let request = try? JSONDecoder().decode(ControlRequest.self, from: line) else {
                 _ = ControlSocket.writeAll(client, ControlReply.encodedLine(ControlReply(problems: ["unreadable request"], status: ExitStatus.badInput)))
                 continue
@@ -155,13 +162,14 @@ enum ControlClient {
             return .failed("cannot reach the running tdl at \(path): \(String(cString: strerror(errno)))")
         }
         // A busy loop answers between transfers; a 1 GiB finish never blocks it for long.
-        ControlSocket.setTimeout(fd, seconds: 10)
+        ControlSocket.setSendTimeout(fd, seconds: 10)
         guard let body = try? JSONEncoder().encode(request),
               ControlSocket.writeAll(fd, body + Data("\n".utf8)) else {
             return .failed("the running tdl did not take the request")
         }
-        guard let line = ControlSocket.readLine(fd), let reply = try? JSONDecoder().decode(ControlReply.self, from: line) else {
-            return .failed("the running tdl did not answer")
+        guard let line = ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(10)),
+              let reply = try? JSONDecoder().decode(ControlReply.self, from: line) else {
+            return .failed("the running tdl (\(path)) did not answer within 10 s; the request may still be carried out")
         }
         return .answered(reply)
     }

@@ -66,6 +66,19 @@ struct GetCommand: ParsableCommand {
         if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
     }
 
+    /// Options given to this run that a running tdl, downloading for it, does not take.
+    var optionsTheRunningTdlKeeps: [String] {
+        var given: [String] = []
+        if jobs != nil { given.append("-j") }
+        if connections != 8 { given.append("-x") }
+        if limitRate != nil { given.append("--limit-rate") }
+        if transfer.insecure { given.append("--insecure") }
+        if transfer.cacert != nil { given.append("--cacert") }
+        if hookOptions.onComplete != nil { given.append("--on-complete") }
+        if hookOptions.onError != nil { given.append("--on-error") }
+        return given
+    }
+
     func run() throws {
         var entries = urls.map { InputFile.Entry(url: $0, out: output) }
         var problems: [String] = []
@@ -89,7 +102,7 @@ struct GetCommand: ParsableCommand {
                                     checksum: entry.checksum ?? checksum,
                                     maxDownloadLimit: entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate))
             }
-            HandOver(options: global, items: items, all: all, quiet: quiet).run()
+            HandOver(options: global, items: items, all: all, quiet: quiet, ignoredOptions: optionsTheRunningTdlKeeps).run()
         } catch {
             fail(with: error)
         }

@@ -27,8 +27,10 @@ struct HookOptions: ParsableArguments {
 /// URL or the server's file name. Hooks run beside tdl; finished ones are reaped as we go.
 final class HookRunner {
     let manager: DownloadManager
+    /// Under the full-screen list a hook's output would land on the screen: it goes nowhere.
+    var silenceOutput = false
     /// Hooks started and not yet reaped.
-    private var running = 0
+    private var running: Set<pid_t> = []
 
     init(manager: DownloadManager) {
         self.manager = manager
@@ -60,11 +62,19 @@ final class HookRunner {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
         let envp = environment.map { "\($0.key)=\($0.value)" }
+        // A hook never reads the keyboard; its output goes to tdl's own, unless silenced.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if silenceOutput {
+            for fd: Int32 in [1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0) }
+        }
         var pid = pid_t()
         let status = withCStrings(argv) { cArgv in
-            withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, nil, nil, cArgv, cEnvp) }
+            withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, &actions, nil, cArgv, cEnvp) }
         }
-        if status == 0 { running += 1 }
+        if status == 0 { running.insert(pid) }
         if status != 0 {
             // Said on the task (its details and `tdl list`), not on stderr under a full screen.
             manager.replay(.note(url: url, text: "could not run \(program): \(String(cString: strerror(status)))",
@@ -72,10 +82,10 @@ final class HookRunner {
         }
     }
 
-    /// Collects hooks that have exited so none lingers as a zombie.
+    /// Collects hooks that have exited so none lingers as a zombie; other children are not ours.
     func reapFinished() {
         var status: Int32 = 0
-        while running > 0 && waitpid(-1, &status, WNOHANG) > 0 { running -= 1 }
+        for pid in running where waitpid(pid, &status, WNOHANG) == pid { running.remove(pid) }
     }
 
     deinit { reapFinished() }

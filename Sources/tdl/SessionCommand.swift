@@ -49,6 +49,8 @@ struct SessionCommand: ParsableCommand {
         @Argument(help: "The session's name.")
         var name: String
 
+        func validate() throws { try GlobalOptions.checkSessionName(name) }
+
         func run() throws {
             let home = Paths.home(options.home)
             let path = SessionCommand.databasePath(home)

@@ -12,6 +12,15 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(name: [.short, .customLong("dir")], help: ArgumentHelp("Download folder (default $XDG_DOWNLOAD_DIR or ~/Downloads); remembered by the session.", valueName: "dir"))
     var dir: String?
+
+    /// The name becomes file names beside the database (lock, socket): no folders in it.
+    func validate() throws { try Self.checkSessionName(session) }
+
+    static func checkSessionName(_ name: String) throws {
+        if name.isEmpty || name.contains("/") || name.hasPrefix(".") || name.utf8.count > 64 {
+            throw ValidationError("a session name has up to 64 bytes, no \"/\" and no leading \".\"")
+        }
+    }
 }
 
 @main

@@ -19,6 +19,7 @@ struct UICommand: ParsableCommand {
             fail(with: error)
         }
         hookOptions.save(into: session.manager)
+        session.hooks?.silenceOutput = true
         var options = TerminalApp.Options()
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]

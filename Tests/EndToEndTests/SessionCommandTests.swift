@@ -88,6 +88,39 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path).sorted(), ["first.bin", "second.bin"])
     }
 
+    func testAWaitingGetTakesOverWhenTheRunningOneQuits() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("one.bin", seconds: 6)], home: home)
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        second.arguments = ["get", "-x", "2", slowURL("two.bin", seconds: 3)]
+        second.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        let stderr = Pipe()
+        second.standardError = stderr
+        try second.run()
+        // Once the running get has taken two.bin, it is told to quit (as Ctrl-C would).
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) {
+            (try? jsonList(home).contains { $0["name"] as? String == "two.bin" && $0["state"] as? String == "downloading" }) == true
+        })
+        first.interrupt()
+        first.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 130)
+        second.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(second.terminationStatus, 0, message)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try Self.server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
+    }
+
+    func testASessionNameCannotLeaveTheHome() throws {
+        let home = TemporaryDirectory()
+        for name in ["../elsewhere", "a/b", ".hidden", ""] {
+            let result = try Processes.tdl(["list", "--session", name], home: home.path)
+            XCTAssertEqual(result.status, 64, "session \"\(name)\" was accepted")
+            XCTAssertTrue(result.stderr.contains("session name"), result.stderr)
+        }
+        XCTAssertEqual(try Processes.tdl(["session", "destroy", "../x"], home: home.path).status, 64)
+    }
+
     func testWithoutARunningTdlCommandsChangeTheSavedSession() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let urls = ["a", "b", "c"].map { Self.server.url("/file/\($0).bin?size=1000") }
