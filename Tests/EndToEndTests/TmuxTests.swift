@@ -155,4 +155,26 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
+
+    /// An idle list draws nothing and wakes about once a second: no CPU to speak of.
+    func testAnIdleListUsesNoCPU() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:9/later.iso"], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["pause", "http://127.0.0.1:9/later.iso"], home: home.path).status, 0)
+        try launch(home: home.path, downloads: downloads.path)
+        _ = try waitForScreen(containing: "later.iso")
+        let pid = try String(contentsOfFile: home.file("default.lock"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        func cpuTicks() throws -> Int {
+            // utime and stime, fields 14 and 15 of /proc/PID/stat (after the command in parentheses).
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])!
+        }
+        let before = try cpuTicks()
+        sleep(3)
+        let used = try cpuTicks() - before
+        XCTAssertLessThanOrEqual(used, 1, "\(used) ticks (1/100 s) of CPU in 3 idle seconds: it redraws or spins while idle")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
 }
