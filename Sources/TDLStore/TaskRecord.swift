@@ -22,7 +22,15 @@ enum TaskRecord {
         let s = statement.sqliteStatement
         func text(_ i: Int32) -> String? {
             guard let bytes = sqlite3_column_text(s, i) else { return nil }
-            return String(cString: bytes)
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, i))), as: UTF8.self)
+        }
+        // Most tasks share a folder: one string for all of them, not one allocation each.
+        var lastDirectory = ""
+        func directory() -> String {
+            guard let bytes = sqlite3_column_text(s, 2) else { return "" }
+            let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, 2)))
+            if !lastDirectory.utf8.elementsEqual(buffer) { lastDirectory = String(decoding: buffer, as: UTF8.self) }
+            return lastDirectory
         }
         func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
         func real(_ i: Int32) -> Double? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i) }
@@ -32,7 +40,7 @@ enum TaskRecord {
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
-            var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: text(2) ?? "",
+            var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
                                     addTime: Date(timeIntervalSince1970: real(3) ?? 0),
                                     state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
                                     customDisplayName: text(5), mimeType: text(6))
