@@ -25,6 +25,8 @@ public final class SQLiteSessionStore: SessionStore {
     public let path: String
     public let session: String
     let dbQueue: DatabaseQueue
+    /// How many segment rows each task has in the file, as this store last wrote them.
+    private var writtenSegmentCounts: [String: Int] = [:]
     /// Set when a damaged file had to be moved aside on open: the caller tells the user.
     public private(set) var recoveryNotice: StoreError?
 
@@ -118,11 +120,17 @@ public final class SQLiteSessionStore: SessionStore {
 
     public func commit(_ changes: SessionChanges) throws {
         guard !changes.isEmpty else { return }
+        // A rolled-back transaction leaves the counts unknown: ask the file again next time.
+        do { try write(changes) } catch { writtenSegmentCounts = [:]; throw error }
+    }
+
+    private func write(_ changes: SessionChanges) throws {
         try dbQueue.write { db in
             for url in changes.removed {
                 try db.execute(sql: "DELETE FROM task WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM layoutRow WHERE session = ? AND url = ?", arguments: [session, url])
+                writtenSegmentCounts[url] = 0
             }
             for task in changes.upserted {
                 try TaskRecord.upsert(task, session: session, db: db)
@@ -142,19 +150,29 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    /// Upserts the segments by position and drops any beyond the new count (a split adds
-    /// segments; a restart from zero leaves one). Cached statements: a checkpoint runs this
-    /// for every active download, on the event loop.
+    /// Upserts a task's segments in one statement and drops rows beyond the new count (a split
+    /// adds segments; a restart from zero leaves one). A checkpoint runs this for every active
+    /// download on the event loop, so it is two statements per task at most, one when the
+    /// count is the one this store last wrote.
     func writeSegments(_ url: String, _ segments: [Segment], _ db: Database) throws {
-        let upsert = try db.cachedStatement(sql: """
-            INSERT INTO segment (session, url, position, start, "end", done) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
-            """)
-        for (position, segment) in segments.enumerated() {
-            try upsert.execute(arguments: [session, url, position, segment.start, segment.end, segment.done])
+        if !segments.isEmpty {
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: segments.count).joined(separator: ", ")
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO segment (session, url, position, start, "end", done) VALUES \(rows)
+                ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
+                """)
+            var values: [(any DatabaseValueConvertible)?] = []
+            values.reserveCapacity(segments.count * 6)
+            for (position, segment) in segments.enumerated() {
+                values += [session, url, position, segment.start, segment.end, segment.done]
+            }
+            try upsert.execute(arguments: StatementArguments(values))
         }
-        let dropTail = try db.cachedStatement(sql: "DELETE FROM segment WHERE session = ? AND url = ? AND position >= ?")
-        try dropTail.execute(arguments: [session, url, segments.count])
+        if writtenSegmentCounts[url] != segments.count {
+            let dropTail = try db.cachedStatement(sql: "DELETE FROM segment WHERE session = ? AND url = ? AND position >= ?")
+            try dropTail.execute(arguments: [session, url, segments.count])
+            writtenSegmentCounts[url] = segments.count
+        }
     }
 
     func writeLayout(_ layout: ManualLayout, _ db: Database) throws {
