@@ -23,7 +23,8 @@ test: test-deps build
 release: deps
 	$(SWIFT) build -c release -q
 
-bench: release test-deps
+bench: release
+	@scripts/install-deps.sh --bench
 	scripts/bench.sh
 
 # The man page is made from the commands' help: regenerate it after changing an option.

@@ -3,10 +3,14 @@
 #   scripts/install-deps.sh          build and run: curl, ncursesw, sqlite headers
 #   scripts/install-deps.sh --test  also what the tests start: nginx (HTTP and HTTPS with an
 #                                   openssl-made certificate), an FTP server (pyftpdlib), tmux
+#   scripts/install-deps.sh --bench also the peers the benchmark times: wget, aria2
 set -euo pipefail
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
-if [ "${1:-}" = "--test" ]; then
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib)
+fi
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(wget aria2)
 fi
 missing=()
 for p in "${packages[@]}"; do
