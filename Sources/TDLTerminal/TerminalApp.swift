@@ -521,7 +521,7 @@ public final class TerminalApp {
                 }
                 marked.subtract(urls)
             } else {
-                say("nothing deleted")
+                say(pendingRestart ? "nothing restarted" : "nothing deleted")
             }
             pendingRestart = false
             prompt = nil
@@ -574,7 +574,9 @@ public final class TerminalApp {
         case .rateLimit:
             guard let rate = ByteFormat.parseRate(text) else { return say("\"\(ScreenText.clean(text))\" is not a rate (try 500K or 2M)", error: true) }
             manager.setGlobalRateLimit(rate == 0 ? nil : rate)
-            say(rate == 0 ? "no rate limit" : "rate limit \(ByteFormat.rate(rate))")
+            // K and M count 1024s, the list counts 1000s: say it in the user's words, then in the list's.
+            let typed = ScreenText.clean(text.trimmingCharacters(in: .whitespaces))
+            say(rate == 0 ? "no rate limit" : "rate limit \(typed) (\(ByteFormat.rate(rate)))")
         case .confirmDelete, .confirmCleanup:
             break
         }

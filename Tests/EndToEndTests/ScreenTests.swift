@@ -190,6 +190,208 @@ final class ScreenTests: XCTestCase {
         XCTAssertTrue(rows.count == 2 && rows[0].contains("second.bin") && rows[1].contains("first.bin"), shots[0])
     }
 
+    // MARK: - Keys: sort, sections, manual order
+
+    /// Paused rows on a port where nothing listens: they stay as they are while a script runs.
+    @discardableResult
+    func pausedRows(_ names: [String], home: TemporaryDirectory, downloads: TemporaryDirectory) throws -> [String] {
+        let port = RefusingPort.make()
+        let urls = names.map { "http://127.0.0.1:\(port)/\($0)" }
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["pause"] + urls, home: home.path).status, 0)
+        return urls
+    }
+
+    /// What the list shows, top to bottom: section titles as "── Title (n)", tasks by name.
+    func listed(_ screen: String) -> [String] {
+        ScreenDump.lines(screen).dropFirst().compactMap { line -> String? in
+            if line.hasPrefix("── ") {
+                return String(line.prefix { $0 != ")" }) + ")"
+            }
+            guard ScreenDump.taskRows(line + "\n").count == 1 else { return nil }
+            // After the marks: selection, state, space, type, space.
+            return line.dropFirst(5).split(separator: " ").first.map(String.init)
+        }
+    }
+
+    func backspaces(_ n: Int) -> [String] { Array(repeating: "<Backspace>", count: n) }
+
+    func message(_ screen: String, rows: Int = 20) -> String { ScreenDump.row(fromBottom: 1, of: screen, rows: rows) }
+    func header(_ screen: String) -> String { ScreenDump.lines(screen).first ?? "" }
+
+    func testOFlipsTheOrderAndTheArrowInTheHeader() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["beta.bin", "alpha.bin", "gamma.bin"], home: home, downloads: downloads)
+        let shots = try screens([":save", "o", ":save", "s", ":save", "o", ":save"], home: home, downloads: downloads)
+        XCTAssertTrue(header(shots[0]).contains("sort: add time ↑ ·"), shots[0])
+        XCTAssertEqual(listed(shots[0]), ["beta.bin", "alpha.bin", "gamma.bin"], shots[0])
+        XCTAssertTrue(header(shots[1]).contains("sort: add time ↓ ·"), shots[1])
+        XCTAssertEqual(listed(shots[1]), ["gamma.bin", "alpha.bin", "beta.bin"], shots[1])
+        // The next sort keeps the direction; o flips it back.
+        XCTAssertTrue(header(shots[2]).contains("sort: name ↓ ·"), shots[2])
+        XCTAssertEqual(listed(shots[2]), ["gamma.bin", "beta.bin", "alpha.bin"], shots[2])
+        XCTAssertTrue(header(shots[3]).contains("sort: name ↑ ·"), shots[3])
+        XCTAssertEqual(listed(shots[3]), ["alpha.bin", "beta.bin", "gamma.bin"], shots[3])
+    }
+
+    func testShiftSShowsAndHidesTheSectionsOfTheSort() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, server.url("/file/big.bin?size=2000000&seed=1"),
+                           server.url("/file/small.bin?size=1000&seed=2")], home: home.path)
+        // add time → name → size: sections on, off, then a sort whose sections are fixed.
+        let shots = try screens([":wait-idle 30", "s", "s", ":save", "S", ":save", "o", ":save", "S", ":save", "s", "S", ":save"],
+                                home: home, downloads: downloads)
+        XCTAssertTrue(header(shots[0]).contains("sort: size ↑"), shots[0])
+        XCTAssertEqual(listed(shots[0]), ["small.bin", "big.bin"], shots[0])
+        XCTAssertEqual(listed(shots[1]), ["── 0 – 1 MB (1)", "small.bin", "── 1 MB – 10 MB (1)", "big.bin"], shots[1])
+        XCTAssertEqual(message(shots[1]), "sections on", shots[1])
+        XCTAssertEqual(listed(shots[2]), ["── 1 MB – 10 MB (1)", "big.bin", "── 0 – 1 MB (1)", "small.bin"], "o flips the sections too:\n\(shots[2])")
+        XCTAssertEqual(listed(shots[3]), ["big.bin", "small.bin"], shots[3])
+        XCTAssertEqual(message(shots[3]), "sections off", shots[3])
+        XCTAssertTrue(header(shots[4]).contains("sort: type"), shots[4])
+        XCTAssertEqual(message(shots[4]), "this sort has fixed sections", shots[4])
+        XCTAssertTrue(listed(shots[4]).contains { $0.hasPrefix("── ") }, shots[4])
+    }
+
+    /// Manual order: J and K move the selected task (across sections at the edge), n adds a
+    /// titled section above it, e renames the task or, on a title, the section.
+    func testManualOrderMovesTasksAddsAndRenamesSections() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["alpha.bin", "beta.bin", "gamma.bin"], home: home, downloads: downloads)
+        let script = [
+            "J", ":save",                                      // 0: not in this sort
+            "s", "s", "s", "s", ":save",                       // 1: manual
+            "J", ":save",                                      // 2: alpha below beta
+            "K", "K", ":save",                                 // 3: back on top, and no further
+            "n", ":type Later", ":save", "<Enter>", ":save",   // 4: the prompt, 5: the section
+            "K", ":save",                                      // 6: alpha into the section above
+            "e", ":save",                                      // 7: the name to edit
+        ] + backspaces(9) + [
+            ":type first.bin", "<Enter>", ":save",             // 8: renamed
+            "g", "e", ":save",                                 // 9: the title to edit
+        ] + backspaces(5) + [
+            ":type Tonight", "<Enter>", ":save",               // 10: section renamed
+        ]
+        let shots = try screens(script, home: home, downloads: downloads)
+        XCTAssertEqual(message(shots[0]), "tasks can be moved in manual sort (press s)", shots[0])
+        XCTAssertEqual(listed(shots[0]), ["alpha.bin", "beta.bin", "gamma.bin"], shots[0])
+        XCTAssertEqual(message(shots[1]), "manual order", shots[1])
+        XCTAssertTrue(header(shots[1]).contains("sort: manual ·"), shots[1])
+        XCTAssertEqual(listed(shots[1]), ["── Downloads (3)", "alpha.bin", "beta.bin", "gamma.bin"], shots[1])
+        XCTAssertEqual(listed(shots[2]), ["── Downloads (3)", "beta.bin", "alpha.bin", "gamma.bin"], shots[2])
+        XCTAssertEqual(listed(shots[3]), ["── Downloads (3)", "alpha.bin", "beta.bin", "gamma.bin"], shots[3])
+        XCTAssertEqual(ScreenDump.row(fromBottom: 1, of: shots[4], rows: 20), "New section title: Later", shots[4])
+        XCTAssertEqual(ScreenDump.row(fromBottom: 2, of: shots[4], rows: 20), "Enter confirm · Esc cancel", shots[4])
+        XCTAssertEqual(listed(shots[5]), ["── Later (0)", "── Downloads (3)", "alpha.bin", "beta.bin", "gamma.bin"], shots[5])
+        XCTAssertEqual(listed(shots[6]), ["── Later (1)", "alpha.bin", "── Downloads (2)", "beta.bin", "gamma.bin"], shots[6])
+        XCTAssertEqual(message(shots[7]), "Name: alpha.bin", shots[7])
+        XCTAssertEqual(listed(shots[8]), ["── Later (1)", "first.bin", "── Downloads (2)", "beta.bin", "gamma.bin"], shots[8])
+        XCTAssertEqual(message(shots[9]), "Section title: Later", shots[9])
+        XCTAssertEqual(listed(shots[10]), ["── Tonight (1)", "first.bin", "── Downloads (2)", "beta.bin", "gamma.bin"], shots[10])
+        // All of it is saved with the session.
+        let again = try screens([":save"], home: home, downloads: downloads)
+        XCTAssertEqual(listed(again[0]), listed(shots[10]), again[0])
+    }
+
+    // MARK: - Keys: limits
+
+    func testPlusAndMinusChangeTheMaxInTheHeader() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let shots = try screens(["+", ":save", "-", "-", "-", "-", ":save"], home: home, downloads: downloads)
+        XCTAssertTrue(header(shots[0]).hasSuffix(" · max 4"), shots[0])
+        XCTAssertEqual(message(shots[0]), "at most 4 at once", shots[0])
+        XCTAssertTrue(header(shots[1]).hasSuffix(" · max 1"), "never below one:\n\(shots[1])")
+        XCTAssertEqual(message(shots[1]), "at most 1 at once", shots[1])
+        let again = try screens([":save"], home: home, downloads: downloads)
+        XCTAssertTrue(header(again[0]).hasSuffix(" · max 1"), "kept with the session:\n\(again[0])")
+    }
+
+    func testLSetsAndClearsTheRateLimit() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let shots = try screens(["L", ":type 500K", ":save", "<Enter>", ":save", "L", ":type fast", "<Enter>", ":save",
+                                 "L", ":type 0", "<Enter>", ":save"], home: home, downloads: downloads)
+        XCTAssertEqual(message(shots[0]), "Rate limit (e.g. 500K, 2M; 0 = none): 500K", shots[0])
+        XCTAssertEqual(message(shots[1]), "rate limit 500K (512.0 KB/s)", "in the words typed, and the list's units:\n\(shots[1])")
+        XCTAssertEqual(message(shots[2]), "\"fast\" is not a rate (try 500K or 2M)", shots[2])
+        XCTAssertEqual(message(shots[3]), "no rate limit", shots[3])
+    }
+
+    // MARK: - Keys: stop, resume, restart
+
+    func testXStopsPResumesAndRAsksBeforeRestartingAFinishedFile() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, server.url("/file/done.bin?size=1000&seed=3")], home: home.path)
+        try pausedRows(["later.bin"], home: home, downloads: downloads)
+        let script = [":wait-idle 30", "G", "x", ":save", "p", ":save",          // 0 stopped, 1 resumed
+                      "g", "r", ":save", "n", ":save",                            // 2 the question, 3 kept
+                      "r", "y", ":save", ":sleep 300", "G", "x", "g", ":wait-idle 30", ":save"] // 4 restarted, 5 done again
+        let shots = try screens(script, home: home, downloads: downloads, environment: ["TDL_RETRY_BASE": "30"])
+        func row(_ k: Int, _ name: String) -> String { ScreenDump.taskRows(shots[k]).first { $0.contains(name) } ?? "" }
+        XCTAssertEqual(message(shots[0]), "stopped 1 download", shots[0])
+        XCTAssertTrue(row(0, "later.bin").hasSuffix("Stopped"), shots[0])
+        XCTAssertEqual(message(shots[1]), "resumed 1 download", shots[1])
+        XCTAssertFalse(row(1, "later.bin").contains("Stopped"), shots[1])
+        XCTAssertEqual(message(shots[2]), "Restart deletes the downloaded file. Restart 1 download? (y/n)", shots[2])
+        XCTAssertEqual(message(shots[3]), "nothing restarted", shots[3])
+        XCTAssertTrue(row(3, "done.bin").hasSuffix("Done"), shots[3])
+        XCTAssertEqual(message(shots[4]), "restarted 1 download", shots[4])
+        XCTAssertTrue(row(5, "done.bin").hasSuffix("Done"), shots[5])
+        XCTAssertEqual(try server.requests(to: "/file/done.bin").total, 2, "downloaded again from zero")
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("done.bin")), try server.sha256(name: "done.bin", size: 1000, seed: 3))
+    }
+
+    func testShiftRResumesWhatShiftPPaused() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin"], home: home, downloads: downloads)
+        let shots = try screens([":save", "R", ":save", "P", ":save"], home: home, downloads: downloads,
+                                environment: ["TDL_RETRY_BASE": "30"])
+        XCTAssertTrue(ScreenDump.taskRows(shots[0]).allSatisfy { $0.hasSuffix("Paused") }, shots[0])
+        XCTAssertEqual(message(shots[1]), "resumed all", shots[1])
+        XCTAssertEqual(ScreenDump.taskRows(shots[1]).filter { $0.contains("Paused") }, [], shots[1])
+        XCTAssertTrue(header(shots[1]).contains("2 downloading"), shots[1])
+        XCTAssertEqual(message(shots[2]), "paused all", shots[2])
+        XCTAssertTrue(header(shots[2]).contains("2 paused"), shots[2])
+    }
+
+    // MARK: - Keys: the trash
+
+    /// u puts a row back in the list; d (or Del) in the trash asks, and only a yes deletes the
+    /// file with the row.
+    func testTrashRestoresAndDeletesForGoodOnlyWhenConfirmed() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try Processes.tdl(["add", "-d", downloads.path, server.url("/file/old.bin?size=1000&seed=1"),
+                           server.url("/file/back.bin?size=2000&seed=2")], home: home.path)
+        let script = [":wait-idle 30", "d", "d", "t", ":save",        // 0: both in the trash, newest first
+                      "u", ":save",                                    // 1: back.bin back in the list
+                      "d", ":save", "n", ":save",                      // 2: the question, 3: kept
+                      "<Del>", "y", ":save", "t", ":save"]             // 4: deleted for good, 5: the list
+        let old = downloads.file("old.bin"), back = downloads.file("back.bin")
+        let shots = try screens(script, home: home, downloads: downloads)
+        XCTAssertEqual(listed(shots[0]), ["back.bin", "old.bin"], shots[0])
+        XCTAssertEqual(message(shots[1]), "restored 1 download", shots[1])
+        XCTAssertEqual(listed(shots[1]), ["old.bin"], shots[1])
+        XCTAssertEqual(message(shots[2]), "Delete 1 download for good, with their files? (y/n)", shots[2])
+        XCTAssertEqual(message(shots[3]), "nothing deleted", shots[3])
+        XCTAssertEqual(listed(shots[3]), ["old.bin"], shots[3])
+        XCTAssertEqual(message(shots[4]), "deleted 1 download for good", shots[4])
+        XCTAssertTrue(shots[4].contains("The trash is empty. Press t to go back."), shots[4])
+        XCTAssertEqual(listed(shots[5]), ["back.bin"], shots[5])
+        XCTAssertTrue(ScreenDump.taskRows(shots[5])[0].hasSuffix("Done"), shots[5])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old), "deleted for good with its file")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: back), "the restored row keeps its file")
+    }
+
+    func testCtrlLRedrawsTheSameScreen() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin"], home: home, downloads: downloads)
+        let shots = try screens(["j", ":save", "<^L>", ":save"], home: home, downloads: downloads)
+        XCTAssertEqual(listed(shots[0]), ["one.bin", "two.bin"], shots[0])
+        XCTAssertEqual(shots[1], shots[0])
+    }
+
     // MARK: - Connections refused
 
     /// Nothing listens: the row says it retries (not a download at 0 B/s), then why it failed.

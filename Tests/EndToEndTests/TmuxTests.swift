@@ -177,4 +177,40 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
+
+    /// A mouse report as a terminal sends it (X10: ESC [ M, then button, column and row, each
+    /// plus 32, counted from 1): tmux passes the bytes on to tdl as if the mouse had made them.
+    func sendMouse(button: Int, column: Int, row: Int) throws {
+        let bytes = [0x1B, 0x5B, 0x4D, 32 + button, 33 + column, 33 + row]
+        try tmux(["send-keys", "-t", "tdl", "-H"] + bytes.map { String($0, radix: 16) })
+    }
+
+    /// A click selects the row under it; the wheel moves the selection.
+    func testAClickSelectsTheRowAndTheWheelMovesTheSelection() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let urls = ["one.bin", "two.bin", "three.bin"].map { "http://127.0.0.1:\(RefusingPort.make())/\($0)" }
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["pause"] + urls, home: home.path).status, 0)
+        try launch(home: home.path, downloads: downloads.path, environment: "NO_COLOR=1")
+        _ = try waitForScreen(containing: "three.bin")
+        // Rows: 0 the header, then one.bin, two.bin, three.bin. Press and release on two.bin.
+        try sendMouse(button: 0, column: 10, row: 2)
+        try sendMouse(button: 3, column: 10, row: 2)
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        _ = try waitForScreen(containing: "Name:          two.bin")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "one.bin")
+        // Wheel down (button 4, reported as 64 + 1): three rows down, stopped at the last.
+        try sendMouse(button: 65, column: 10, row: 2)
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        _ = try waitForScreen(containing: "Name:          three.bin")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "one.bin")
+        // Wheel up (64): back to the first.
+        try sendMouse(button: 64, column: 10, row: 2)
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        _ = try waitForScreen(containing: "Name:          one.bin")
+        try tmux(["send-keys", "-t", "tdl", "q", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
 }
