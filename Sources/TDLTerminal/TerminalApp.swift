@@ -393,7 +393,9 @@ public final class TerminalApp {
         case .restart:
             let finished = targets.filter { manager.state(of: $0) == .finished }
             if finished.isEmpty {
-                say("restarted " + Phrase.downloads(manager.restartTasks(targets).count))
+                let n = manager.restartTasks(targets).count
+                // A running download is not restarted under its own feet (SDE's rule).
+                say(n > 0 ? "restarted " + Phrase.downloads(n) : "stop it first (x): a running download does not restart")
             } else {
                 prompt = Prompt(purpose: .confirmDelete(targets), label: "Restart deletes the downloaded file. Restart \(Phrase.downloads(targets.count))? (y/n) ")
                 pendingRestart = true
@@ -448,10 +450,13 @@ public final class TerminalApp {
                 prompt = Prompt(purpose: .rename(url), label: "Name: ", text: manager.displayName(of: url) ?? "")
             }
         case .moreDownloads:
-            manager.maxDownloadCount = max(1, manager.maxDownloadCount + 1)
-            say("at most \(manager.maxDownloadCount) at once")
+            // No limit (0) stays no limit: one more than unlimited is still unlimited.
+            if manager.maxDownloadCount > 0 { manager.maxDownloadCount += 1 }
+            say(manager.maxDownloadCount > 0 ? "at most \(manager.maxDownloadCount) at once" : "no limit on downloads at once")
         case .fewerDownloads:
-            manager.maxDownloadCount = max(1, manager.maxDownloadCount - 1)
+            // From no limit, one fewer than what runs now.
+            let current = manager.maxDownloadCount > 0 ? manager.maxDownloadCount : (manager.counts[.downloading] ?? 0)
+            manager.maxDownloadCount = max(1, current - 1)
             say("at most \(manager.maxDownloadCount) at once")
         case .rateLimit: prompt = Prompt(purpose: .rateLimit, label: "Rate limit (e.g. 500K, 2M; 0 = none): ")
         case .filter: prompt = Prompt(purpose: .filter, label: "Filter: ", text: filterText)

@@ -355,6 +355,14 @@ final class ScreenTests: XCTestCase {
         XCTAssertTrue(header(shots[2]).contains("2 paused"), shots[2])
     }
 
+    /// r on a running download says what to do instead of "restarted 0 downloads".
+    func testRestartOfARunningDownloadSaysToStopItFirst() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["busy.bin"], home: home, downloads: downloads)
+        let shots = try screens(["R", "r", ":save"], home: home, downloads: downloads, environment: ["TDL_RETRY_BASE": "30"])
+        XCTAssertEqual(message(shots[0]), "stop it first (x): a running download does not restart", shots[0])
+    }
+
     // MARK: - Keys: the trash
 
     /// u puts a row back in the list; d (or Del) in the trash asks, and only a yes deletes the
