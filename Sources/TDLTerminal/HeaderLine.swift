@@ -1,10 +1,10 @@
 /// The top line: where you are and how the downloads go, joined by " · ".
 ///
-///     tdl · default · Downloads · sort: add time ↑ · 4 downloading, 2 done · 1.2 MB/s ETA 0:42 · max 3
+///     tdl · default · Downloads · sort: add time ↑ · 4 downloading, 2 done · 1.2 MB/s ETA 0:42 · max 3 · ≤ 2.0 MB/s
 ///
 /// When it does not fit, the counts by state shrink to their marks ("4↓ 2✓"), then the
 /// program's name goes, then the counts, then the words "sort:" and "ETA"; session, view,
-/// sort, speed and the download limit stay. Only then is a long view title (a filter) cut.
+/// sort, speed and the download limits stay. Only then is a long view title (a filter) cut.
 struct HeaderLine {
     /// A part in words, and shorter for a narrow screen.
     struct Part {
