@@ -65,11 +65,16 @@ public final class DownloadManager {
     /// Reads the session, reconciles what a crash left behind, and restarts interrupted downloads.
     /// Returns how many downloads were interrupted (SDE's restore-from-force-quit).
     /// With `restoring` false the states are shown as stored (for `tdl list` beside a running tdl).
+    /// `resumeInterrupted` changes the session's setting (resume, or wait paused) from now on.
     @discardableResult
-    public func load(restoring: Bool = true) throws -> Int {
+    public func load(restoring: Bool = true, resumeInterrupted: Bool? = nil) throws -> Int {
         guard let store else { return 0 }
         var snapshot = try store.load()
         settings = snapshot.settings
+        if let resumeInterrupted, resumeInterrupted != settings.resumeInterruptedOnLaunch {
+            settings.resumeInterruptedOnLaunch = resumeInterrupted
+            markSettingsDirty()
+        }
         var interrupted = 0
         // Growing the table step by step would move 100,000 large tasks several times.
         tasks.reserveCapacity(tasks.count + snapshot.tasks.count)
@@ -83,7 +88,10 @@ public final class DownloadManager {
                     dirtyTasks.insert(task.url)
                 } else {
                     if task.state == .downloading { interrupted += 1 }
-                    task.state = settings.resumeInterruptedOnLaunch ? .waiting : .paused
+                    let restored: TaskState = settings.resumeInterruptedOnLaunch ? .waiting : .paused
+                    // Saved as it is now, or a quit before the next change would keep "downloading".
+                    if task.state != restored { dirtyTasks.insert(task.url) }
+                    task.state = restored
                 }
             }
             if task.state == .waiting || task.state == .downloading { trackState(task.url, task.state) }

@@ -16,6 +16,7 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
 
     @Argument(help: "URLs to download.")
@@ -76,6 +77,7 @@ struct GetCommand: ParsableCommand {
         if transfer.cacert != nil { given.append("--cacert") }
         if hookOptions.onComplete != nil { given.append("--on-complete") }
         if hookOptions.onError != nil { given.append("--on-error") }
+        if launch.interrupted != nil { given.append("--interrupted") }
         return given
     }
 
@@ -94,7 +96,8 @@ struct GetCommand: ParsableCommand {
         for problem in problems { warn(problem) }
         let session: Session
         do {
-            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings)
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+                                  resumeInterrupted: launch.resumeInterrupted)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
             let items = entries.map { entry in

@@ -24,7 +24,7 @@ final class Session {
     /// listens for other tdl commands; `locking` takes the lock alone (to change a session
     /// nobody runs).
     init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true,
-         transfer: EngineSettings = .fromEnvironment()) throws {
+         transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
         do {
@@ -52,7 +52,7 @@ final class Session {
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
         do {
-            interrupted = try manager.load(restoring: restoring)
+            interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted)
         } catch {
             throw CLIError.store("cannot read the session: \(error)")
         }

@@ -17,7 +17,8 @@ enum SessionRoute {
                 throw CLIError.store(why)
             case .nobodyListens:
                 do {
-                    let session = try Session(options: options, downloading: false, locking: true)
+                    // Not restoring: the next tdl that downloads is the one to say what a crash cut off.
+                    let session = try Session(options: options, downloading: false, locking: true, restoring: false)
                     if let notice = session.notice { warn(notice) }
                     return ControlActions.perform(request, on: session.manager)
                 } catch CLIError.sessionInUse(let name) {

@@ -8,12 +8,14 @@ struct UICommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
 
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings)
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+                                  resumeInterrupted: launch.resumeInterrupted)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {
             fail(with: error)
@@ -31,7 +33,10 @@ struct UICommand: ParsableCommand {
         var messages: [String] = []
         if let notice = session.notice { messages.append(notice) }
         if session.interrupted > 0 {
-            messages.append("restored \(session.interrupted) interrupted download\(session.interrupted == 1 ? "" : "s")")
+            let n = session.interrupted, plural = n == 1 ? "" : "s"
+            messages.append(session.manager.settings.resumeInterruptedOnLaunch
+                ? "restored \(n) interrupted download\(plural)"
+                : "\(n) interrupted download\(plural) wait\(n == 1 ? "s" : ""), paused (p resumes)")
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
         if let control = session.control {

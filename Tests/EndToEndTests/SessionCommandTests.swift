@@ -121,6 +121,25 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try Processes.tdl(["session", "destroy", "../x"], home: home.path).status, 64)
     }
 
+    func testInterruptedDownloadsCanWaitInsteadOfResuming() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
+        let url = slowURL("cut.bin", seconds: 8)
+        let (get, _) = try startGet(["-q", "-d", downloads.path, url], home: home)
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) {
+            (try? jsonList(home).first?["received"] as? Int ?? 0) ?? 0 > 100_000
+        })
+        kill(get.processIdentifier, SIGKILL)
+        get.waitUntilExit()
+        try ":save-display \(work.file("screen"))\nq\n".write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        let ui = try Processes.tdl(["--interrupted", "wait", "-d", downloads.path], home: home.path,
+                                   environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "100x12", "NO_COLOR": "1"])
+        XCTAssertEqual(ui.status, 0, ui.stderr)
+        let screen = try String(contentsOfFile: work.file("screen"), encoding: .utf8)
+        XCTAssertTrue(screen.contains("1 interrupted download waits, paused (p resumes)"), screen)
+        XCTAssertTrue(screen.contains("cut.bin") && screen.contains("Paused"), screen)
+        XCTAssertEqual(try jsonList(home).first?["state"] as? String, "paused", "nothing started by itself")
+    }
+
     func testWithoutARunningTdlCommandsChangeTheSavedSession() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let urls = ["a", "b", "c"].map { Self.server.url("/file/\($0).bin?size=1000") }
