@@ -34,7 +34,7 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("x"), help: "Connections per file (1-16).")
     var connections: Int = 8
 
-    @Option(help: ArgumentHelp("Total download rate cap, e.g. 500K or 2M.", valueName: "rate"))
+    @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M.", valueName: "rate"))
     var limitRate: String?
 
     @Option(help: ArgumentHelp("Rate cap for each file of this command (0: none); -i files may set their own.", valueName: "rate"))
@@ -120,6 +120,8 @@ struct GetCommand: ParsableCommand {
         hookOptions.save(into: manager)
         let savedLimit = manager.maxDownloadCount
         let savedConnections = manager.settings.connectionsPerDownload
+        // Like -j and -x, --limit-rate is for this run: the next tdl is not capped by surprise.
+        let savedRateLimit = manager.settings.globalRateLimit
         manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
         manager.setConnectionsPerDownload(connections)
         if let limitRate { manager.setGlobalRateLimit(ByteFormat.parseRate(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
@@ -201,6 +203,7 @@ struct GetCommand: ParsableCommand {
         progress.finish()
         manager.maxDownloadCount = savedLimit
         manager.setConnectionsPerDownload(savedConnections)
+        if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
         control?.shutDown()
         if getInterrupted != 0 {

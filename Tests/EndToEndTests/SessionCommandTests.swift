@@ -140,6 +140,19 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try jsonList(home).first?["state"] as? String, "paused", "nothing started by itself")
     }
 
+    func testLimitRateIsForOneRunOnly() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
+        let run = try Processes.tdl(["get", "-q", "--limit-rate", "500K", "-d", downloads.path,
+                                     Self.server.url("/file/capped.bin?size=100000")], home: home.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try ":save-display \(work.file("screen"))\nq\n".write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        let ui = try Processes.tdl(["-d", downloads.path], home: home.path,
+                                   environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "100x10", "NO_COLOR": "1"])
+        XCTAssertEqual(ui.status, 0, ui.stderr)
+        let header = try String(contentsOfFile: work.file("screen"), encoding: .utf8).split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertTrue(header.hasSuffix("max 3"), "no cap left behind by the earlier run: \(header)")
+    }
+
     func testWithoutARunningTdlCommandsChangeTheSavedSession() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let urls = ["a", "b", "c"].map { Self.server.url("/file/\($0).bin?size=1000") }
