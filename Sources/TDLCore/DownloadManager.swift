@@ -31,11 +31,6 @@ public final class DownloadManager {
     /// Tasks paused because the limit went down, oldest first: raising the limit resumes exactly these.
     var pausedByLimit: [String] = []
     var waitingSet: Set<String> = []
-    /// Waiting tasks in start order (add time, then URL), built when first needed after a task
-    /// joined the waiting set; `schedule` walks it from `waitingCursor`, so starting the next of
-    /// 500 queued downloads is not a pass over all of them.
-    var waitingQueue: [String]?
-    var waitingCursor = 0
     var downloadingSet: Set<String> = []
     var meters: [String: SpeedMeter] = [:]
     var overallMeter = SpeedMeter()
@@ -303,11 +298,7 @@ public final class DownloadManager {
     // MARK: - State changes
 
     func trackState(_ url: String, _ state: TaskState) {
-        if state == .waiting {
-            if waitingSet.insert(url).inserted { waitingQueue = nil }
-        } else {
-            waitingSet.remove(url)
-        }
+        if state == .waiting { waitingSet.insert(url) } else { waitingSet.remove(url) }
         if state == .downloading { downloadingSet.insert(url) } else { downloadingSet.remove(url) }
     }
 
@@ -496,23 +487,8 @@ public final class DownloadManager {
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
-        var free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
-        if waitingQueue == nil {
-            waitingQueue = Scheduler.oldest(waitingSet.count, of: waitingSet, tasks: tasks)
-            waitingCursor = 0
-        }
-        let queue = waitingQueue!
-        while free > 0 && waitingCursor < queue.count {
-            let url = queue[waitingCursor]
-            waitingCursor += 1
-            // Entries that stopped waiting (paused, started, trashed) are passed over.
-            guard waitingSet.contains(url), tasks[url]?.deletedAt == nil else { continue }
-            start(url)
-            free -= 1
-        }
-        // Walked to the end with slots left: build it again next time, in case a task came
-        // back to the list still waiting.
-        if free > 0 { waitingQueue = nil }
+        let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
+        for url in Scheduler.oldest(free, of: waitingSet, tasks: tasks) { start(url) }
     }
 
     func start(_ url: String) {
