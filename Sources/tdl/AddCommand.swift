@@ -30,11 +30,7 @@ struct AddCommand: ParsableCommand {
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            // Folders are resolved here: a running tdl has another working directory.
-            let items = entries.map { entry in
-                ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute),
-                                    out: entry.out, checksum: entry.checksum, maxDownloadLimit: entry.maxDownloadLimit)
-            }
+            let items = entries.map { ControlRequest.Item($0, folder: global.dir) }
             SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
         } catch {
             fail(with: error)

@@ -17,6 +17,22 @@ struct ControlRequest: Codable {
         /// Bytes per second for this download (aria2's max-download-limit).
         var maxDownloadLimit: Int64?
 
+        init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
+            self.url = url
+            self.dir = dir
+            self.out = out
+            self.checksum = checksum
+            self.maxDownloadLimit = maxDownloadLimit
+        }
+
+        /// An input-file entry with its folder made absolute here: the tdl that carries the
+        /// request out has another working directory. `folder`, `checksum` and `limit` apply
+        /// when the entry gives none of its own.
+        init(_ entry: InputFile.Entry, folder: String?, checksum: String? = nil, limit: Int64? = nil) {
+            self.init(url: entry.url, dir: (entry.dir ?? folder).map(Paths.absolute), out: entry.out,
+                      checksum: entry.checksum ?? checksum, maxDownloadLimit: entry.maxDownloadLimit ?? limit)
+        }
+
         /// The same folder and nothing of its own (a file name is for one URL only).
         func sameOptions(as other: Item) -> Bool {
             dir == other.dir && out == nil && other.out == nil && checksum == other.checksum

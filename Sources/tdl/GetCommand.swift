@@ -100,10 +100,8 @@ struct GetCommand: ParsableCommand {
                                   resumeInterrupted: launch.resumeInterrupted)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
-            let items = entries.map { entry in
-                ControlRequest.Item(url: entry.url, dir: (entry.dir ?? global.dir).map(Paths.absolute), out: entry.out,
-                                    checksum: entry.checksum ?? checksum,
-                                    maxDownloadLimit: entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate))
+            let items = entries.map {
+                ControlRequest.Item($0, folder: global.dir, checksum: checksum, limit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
             }
             HandOver(options: global, items: items, all: all, quiet: quiet, ignoredOptions: optionsTheRunningTdlKeeps).run()
         } catch {
