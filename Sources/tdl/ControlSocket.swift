@@ -145,22 +145,30 @@ enum ControlClient {
 
     /// Whether a tdl runs the session now.
     static func isListening(home: String, session: String) -> Bool {
-        guard let address = ControlSocket.address(ControlSocket.path(home: home, session: session)) else { return false }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
-        return fd >= 0 && ControlSocket.withSockaddr(address, { connect(fd, $0, $1) }) == 0
+        withConnection(ControlSocket.path(home: home, session: session), otherwise: { _ in false }) { _ in true }
     }
 
     static func send(_ request: ControlRequest, home: String, session: String) -> Outcome {
         let path = ControlSocket.path(home: home, session: session)
-        guard let address = ControlSocket.address(path) else { return .nobodyListens }
+        return withConnection(path, otherwise: { $0 }) { fd in exchange(request, fd: fd, path: path) }
+    }
+
+    /// Runs `body` with a socket connected to `path` (closed afterwards), or `otherwise` with
+    /// why there is none: nobody listens, or the socket could not be used.
+    static func withConnection<T>(_ path: String, otherwise: (Outcome) -> T, _ body: (Int32) -> T) -> T {
+        guard let address = ControlSocket.address(path) else { return otherwise(.nobodyListens) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failed("cannot create a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { return otherwise(.failed("cannot create a socket: \(String(cString: strerror(errno)))")) }
         defer { close(fd) }
         if ControlSocket.withSockaddr(address, { connect(fd, $0, $1) }) != 0 {
-            if errno == ENOENT || errno == ECONNREFUSED { return .nobodyListens }
-            return .failed("cannot reach the running tdl at \(path): \(String(cString: strerror(errno)))")
+            if errno == ENOENT || errno == ECONNREFUSED { return otherwise(.nobodyListens) }
+            return otherwise(.failed("cannot reach the running tdl at \(path): \(String(cString: strerror(errno)))"))
         }
+        return body(fd)
+    }
+
+    /// One request out, one reply in.
+    static func exchange(_ request: ControlRequest, fd: Int32, path: String) -> Outcome {
         // A busy loop answers between transfers; a 1 GiB finish never blocks it for long.
         ControlSocket.setSendTimeout(fd, seconds: 10)
         guard let body = try? JSONEncoder().encode(request),
