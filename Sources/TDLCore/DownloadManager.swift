@@ -78,7 +78,7 @@ public final class DownloadManager {
         snapshot.tasks = []
         var trash: [(Date, String)] = []
         while var task = loaded.popLast() {
-            if restoring && (task.state == .downloading || task.state == .waiting) {
+            if restoring && task.state.isActive {
                 if reconcileFinished(&task) {
                     dirtyTasks.insert(task.url)
                 } else {
@@ -89,7 +89,7 @@ public final class DownloadManager {
                     task.state = restored
                 }
             }
-            if task.state == .waiting || task.state == .downloading { trackState(task.url, task.state) }
+            if task.state.isActive { trackState(task.url, task.state) }
             let url = task.url
             if let deletedAt = task.deletedAt { trash.append((deletedAt, url)) }
             tasks[url] = consume task

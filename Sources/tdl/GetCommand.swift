@@ -156,10 +156,7 @@ struct GetCommand: ParsableCommand {
         signal(SIGINT) { _ in getInterrupted = 1 }
         signal(SIGTERM) { _ in getInterrupted = 1 }
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
-        func isPending(_ url: String) -> Bool {
-            guard let state = manager.state(of: url) else { return false }
-            return state == .downloading || state == .waiting
-        }
+        func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true }
         // Follow the manager's events instead of asking about every requested URL on every
         // turn of the loop: with 500 files that was most of the loop's time.
         let wanted = Set(requested)
