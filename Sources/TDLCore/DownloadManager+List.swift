@@ -15,10 +15,22 @@ extension DownloadManager {
     /// Recomputes the whole list for a predefined sort.
     func rebuildList() {
         guard sortType != .manual else { return }
+        prepareSortNames()
         let arranged = sorter.arrange(tasks)
         sections = arranged.sections
         titles = arranged.titles
         listChanged()
+    }
+
+    /// The name and type sorts compare every task's folded name: fold each once and keep it.
+    func prepareSortNames() {
+        guard sortType == .fileName || sortType == .fileType else { return }
+        for index in tasks.indices { tasks.values[index].prepareSortName() }
+    }
+
+    func prepareSortNames(_ urls: some Sequence<String>) {
+        guard sortType == .fileName || sortType == .fileType else { return }
+        for url in urls { tasks[url]?.prepareSortName() }
     }
 
     func applyManualLayout(_ layout: ManualLayout) {
@@ -51,7 +63,8 @@ extension DownloadManager {
             rebuildList()  // the new tasks are in `tasks` already
             return
         }
-        let keys = newTasks.map(sorter.taskKey(of:)).sorted(by: sorter.precedes)
+        prepareSortNames(newTasks.lazy.map(\.url))
+        let keys = newTasks.map { sorter.taskKey(of: tasks[$0.url] ?? $0) }.sorted(by: sorter.precedes)
         var start = 0
         while start < keys.count {
             var end = start + 1

@@ -71,30 +71,31 @@ public final class DownloadManager {
             markSettingsDirty()
         }
         var interrupted = 0
-        // Growing the table step by step would move 100,000 large tasks several times.
-        tasks.reserveCapacity(tasks.count + snapshot.tasks.count)
-        // Moved out one by one rather than copied: a copy retains every field of every task.
+        // The store's table becomes the manager's, changed in place: 100,000 tasks are
+        // neither copied nor inserted again, and only the active ones are visited.
         var loaded = snapshot.tasks
-        snapshot.tasks = []
-        var trash: [(Date, String)] = []
-        while var task = loaded.popLast() {
-            if restoring && task.state.isActive {
-                if reconcileFinished(&task) {
-                    dirtyTasks.insert(task.url)
+        snapshot.tasks = [:]
+        for url in snapshot.activeURLs {
+            guard let index = loaded.index(forKey: url) else { continue }
+            if restoring {
+                if reconcileFinished(&loaded.values[index]) {
+                    dirtyTasks.insert(url)
                 } else {
-                    if task.state == .downloading { interrupted += 1 }
+                    if loaded.values[index].state == .downloading { interrupted += 1 }
                     let restored: TaskState = settings.resumeInterruptedOnLaunch ? .waiting : .paused
                     // Saved as it is now, or a quit before the next change would keep "downloading".
-                    if task.state != restored { dirtyTasks.insert(task.url) }
-                    task.state = restored
+                    if loaded.values[index].state != restored { dirtyTasks.insert(url) }
+                    loaded.values[index].state = restored
                 }
             }
-            if task.state.isActive { trackState(task.url, task.state) }
-            let url = task.url
-            if let deletedAt = task.deletedAt { trash.append((deletedAt, url)) }
-            tasks[url] = consume task
+            let state = loaded.values[index].state
+            if state.isActive { trackState(url, state) }
         }
-        toDeleteList = trash.sorted { $0 > $1 }.map(\.1)
+        // Tasks added before the load (none at launch) stay.
+        for (url, task) in tasks where loaded[url] == nil { loaded[url] = task }
+        tasks = loaded
+        loaded = [:]
+        toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         if settings.sortType == .manual, let layout = snapshot.manualLayout {
             applyManualLayout(layout)
         } else {

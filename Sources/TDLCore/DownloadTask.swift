@@ -42,70 +42,143 @@ public struct Checksum: Equatable, Sendable {
 }
 
 /// Everything tdl knows about one download. The URL string is its identity.
+///
+/// A task is a value, but its fields live in one shared box that is copied only when a
+/// shared task is changed (as `Array` does). A table of 100,000 tasks then holds one pointer
+/// per task: a launch inserts pointers instead of 350-byte values, and handing a task
+/// around costs one retain. Fields read and write as if they were the task's own
+/// (`task.fileName`), through `Fields`.
+@dynamicMemberLookup
 public struct DownloadTask: Equatable, Sendable {
-    public let url: String
-    /// The file name on disk (decided from the server's answer; may change before the first byte).
-    public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
-    /// The user named the file (`-o`): the server's name must not replace it.
-    public var userChoseName = false
-    /// A name the user chose; shown instead of the file name.
-    public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
-    /// Folder the finished file goes to.
-    public var directory: String
-    /// Total size in bytes; nil while unknown.
-    public var size: Int64?
-    /// Bytes durably on disk (sum of segment `done`).
-    public var received: Int64
-    public var addTime: Date
-    public var state: TaskState
-    public var failReason: FailReason?
-    public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
-    public var finalURL: String?
-    public var etag: String?
-    public var lastModified: String?
-    public var checksum: Checksum?
-    public var segments: [Segment]
-    /// How many times this task was retried after a transient failure or a checksum mismatch.
-    public var retries: Int
-    /// A note about the last thing that happened ("server ignored Range: restarted from zero").
-    public var note: String?
-    /// Free-form information a client attached (SDE's meta info).
-    public var metaInfo: [String: String]
-    /// When the task went to the trash; nil while it is in the list.
-    public var deletedAt: Date?
-    /// The finished file was renamed into place at this path.
-    public var completedPath: String?
-    /// The connection count the user asked for (nil: the session default).
-    public var connections: Int?
-    /// Bytes-per-second cap for this task (nil: none).
-    public var rateLimit: Int64?
-    /// Derived from the name fields above; see `SortNameCache`.
-    private var sortNameCache = SortNameCache()
+    /// The stored fields of a task.
+    public struct Fields: Equatable, Sendable {
+        public let url: String
+        /// The file name on disk (decided from the server's answer; may change before the first byte).
+        public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
+        /// The user named the file (`-o`): the server's name must not replace it.
+        public var userChoseName = false
+        /// A name the user chose; shown instead of the file name.
+        public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
+        /// Folder the finished file goes to.
+        public var directory: String
+        /// Total size in bytes; nil while unknown.
+        public var size: Int64?
+        /// Bytes durably on disk (sum of segment `done`).
+        public var received: Int64 = 0
+        public var addTime: Date
+        public var state: TaskState
+        public var failReason: FailReason?
+        public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
+        public var finalURL: String?
+        public var etag: String?
+        public var lastModified: String?
+        public var checksum: Checksum?
+        public var segments: [Segment] = []
+        /// How many times this task was retried after a transient failure or a checksum mismatch.
+        public var retries = 0
+        /// A note about the last thing that happened ("server ignored Range: restarted from zero").
+        public var note: String?
+        /// Free-form information a client attached (SDE's meta info).
+        public var metaInfo: [String: String] = [:]
+        /// When the task went to the trash; nil while it is in the list.
+        public var deletedAt: Date?
+        /// The finished file was renamed into place at this path.
+        public var completedPath: String?
+        /// The connection count the user asked for (nil: the session default).
+        public var connections: Int?
+        /// Bytes-per-second cap for this task (nil: none).
+        public var rateLimit: Int64?
+        /// Derived from the name fields above, filled by `prepareSortName()`: opening a session of
+        /// 100,000 tasks sorted by add time should not fold every name. Once prepared it is kept
+        /// current when a name field changes.
+        private var preparedSortName = PreparedSortName()
+
+        public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting,
+                    customDisplayName: String? = nil, mimeType: String? = nil) {
+            self.url = url
+            self.fileName = fileName
+            self.customDisplayName = customDisplayName
+            self.mimeType = mimeType
+            self.directory = directory
+            self.addTime = addTime
+            self.state = state
+        }
+
+        private mutating func refreshSortName() {
+            if preparedSortName.value != nil { preparedSortName.value = makeSortName() }
+        }
+
+        private func makeSortName() -> SortName {
+            SortName(fileName: fileName, customName: customDisplayName, mimeType: mimeType)
+        }
+
+        mutating func prepareSortName() {
+            if preparedSortName.value == nil { preparedSortName.value = makeSortName() }
+        }
+
+        var isSortNamePrepared: Bool { preparedSortName.value != nil }
+
+        var sortName: SortName { preparedSortName.value ?? makeSortName() }
+
+        var fileType: FileType {
+            preparedSortName.value?.fileType ?? FileType.classify(fileName: fileName, mimeType: mimeType)
+        }
+    }
+
+    /// Shared by copies of a task until one of them changes; never changed while shared.
+    @usableFromInline
+    final class Box: @unchecked Sendable {
+        @usableFromInline var fields: Fields
+        @usableFromInline init(_ fields: Fields) { self.fields = fields }
+    }
+
+    @usableFromInline var box: Box
+
+    public init(_ fields: Fields) { box = Box(fields) }
 
     public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting,
                 customDisplayName: String? = nil, mimeType: String? = nil) {
-        self.url = url
-        self.fileName = fileName
-        self.customDisplayName = customDisplayName
-        self.mimeType = mimeType
-        self.directory = directory
-        self.addTime = addTime
-        self.state = state
-        self.size = nil
-        self.received = 0
-        self.segments = []
-        self.retries = 0
-        self.metaInfo = [:]
+        self.init(Fields(url: url, fileName: fileName, directory: directory, addTime: addTime, state: state,
+                         customDisplayName: customDisplayName, mimeType: mimeType))
     }
 
-    private mutating func refreshSortName() { sortNameCache = SortNameCache() }
+    public var fields: Fields { box.fields }
 
-    var sortName: SortName {
-        sortNameCache.sortName(fileName: fileName, customName: customDisplayName, mimeType: mimeType)
+    // Inlinable so that the optimizer turns each literal key path into a plain field access.
+    @inlinable
+    public subscript<Value>(dynamicMember field: KeyPath<Fields, Value>) -> Value {
+        box.fields[keyPath: field]
     }
 
-    public var fileType: FileType { sortName.fileType }
+    @inlinable
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+        get { box.fields[keyPath: field] }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            yield &box.fields[keyPath: field]
+        }
+    }
 
+    public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
+    /// Keeps the sort name with the task, for the name and type sorts.
+    mutating func prepareSortName() {
+        guard !box.fields.isSortNamePrepared else { return }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        box.fields.prepareSortName()
+    }
+
+    var sortName: SortName { box.fields.sortName }
+
+    public var fileType: FileType { box.fields.fileType }
+
+    public func displayName(hidingExtension: Bool) -> String { box.fields.displayName(hidingExtension: hidingExtension) }
+}
+
+/// What follows from a task's fields (read on a task as `task.filePath`).
+extension DownloadTask.Fields {
     /// Where the finished file lives (or will live).
     public var filePath: String { completedPath ?? (directory as NSString).appendingPathComponent(fileName) }
 
@@ -120,11 +193,7 @@ public struct DownloadTask: Equatable, Sendable {
 
     /// SDE's display name: the custom name, else the file name, with its extension hidden if asked.
     public func displayName(hidingExtension: Bool) -> String {
-        Self.displayName(fileName: fileName, customName: customDisplayName, hidingExtension: hidingExtension)
-    }
-
-    static func displayName(fileName: String, customName: String?, hidingExtension: Bool) -> String {
-        if let customName { return customName }
+        if let customDisplayName { return customDisplayName }
         guard hidingExtension else { return fileName }
         return FileName.stem(fileName)
     }

@@ -32,14 +32,37 @@ public struct ManualLayout: Equatable, Sendable {
 
 /// Everything a session holds, as read on launch.
 public struct SessionSnapshot: Sendable {
-    public var tasks: [DownloadTask]
+    /// By URL: the manager adopts this table as it is, rather than inserting 100,000 tasks again.
+    public internal(set) var tasks: [String: DownloadTask] = [:]
+    /// Tasks saved while downloading or waiting: the ones a launch restores.
+    public private(set) var activeURLs: [String] = []
+    /// Tasks in the trash, with when they went there.
+    public private(set) var trashed: [(deletedAt: Date, url: String)] = []
     public var settings: SessionSettings
     public var manualLayout: ManualLayout?
 
     public init(tasks: [DownloadTask] = [], settings: SessionSettings = SessionSettings(), manualLayout: ManualLayout? = nil) {
-        self.tasks = tasks
         self.settings = settings
         self.manualLayout = manualLayout
+        for task in tasks { insert(task) }
+    }
+
+    /// Adds a task as it is read. The launch then needs no pass over every task to find the
+    /// active ones and the trash.
+    public mutating func insert(_ task: DownloadTask) {
+        if tasks.updateValue(task, forKey: task.url) != nil {
+            activeURLs.removeAll { $0 == task.url }
+            trashed.removeAll { $0.url == task.url }
+        }
+        if task.state.isActive { activeURLs.append(task.url) }
+        if let deletedAt = task.deletedAt { trashed.append((deletedAt, task.url)) }
+    }
+
+    public mutating func reserveCapacity(_ count: Int) { tasks.reserveCapacity(count) }
+
+    /// Segments are stored apart from their task; they are attached once both are read.
+    public mutating func setSegments(_ segments: [Segment], of url: String) {
+        tasks[url]?.segments = segments
     }
 }
 

@@ -27,20 +27,10 @@ struct SortName: Equatable, Sendable {
     }
 }
 
-/// Holds a task's `SortName` once a name or type sort first needs it: opening a session of
-/// 100,000 tasks sorted by add time should not fold every name. A task whose name fields change
-/// gets a new, empty cache, so copies that share one always agree on its content. The manager
-/// uses tasks on its event-loop thread only.
-final class SortNameCache: @unchecked Sendable, Equatable {
-    private var value: SortName?
+/// A task's `SortName` once a name or type sort prepared it. Derived data: two tasks with
+/// equal fields are equal whether or not either has it.
+struct PreparedSortName: Equatable, Sendable {
+    var value: SortName?
 
-    func sortName(fileName: String, customName: String?, mimeType: String?) -> SortName {
-        if let value { return value }
-        let made = SortName(fileName: fileName, customName: customName, mimeType: mimeType)
-        value = made
-        return made
-    }
-
-    /// Derived data: two tasks with equal fields are equal whatever their caches hold.
-    static func == (lhs: SortNameCache, rhs: SortNameCache) -> Bool { true }
+    static func == (lhs: PreparedSortName, rhs: PreparedSortName) -> Bool { true }
 }

@@ -5,21 +5,74 @@ import TDLCore
 
 /// Maps a `DownloadTask` to a row of the `task` table and back.
 enum TaskRecord {
-    /// The columns `tasks(session:db:)` reads, in order.
+    /// The columns `decode` reads, in order.
     static let selectColumns = """
         url, fileName, directory, addTime, state, customName, mimeType, userChoseName, size, received, failReason,
         finalURL, etag, lastModified, checksum, retries, note, metaInfo, deletedAt, completedPath, connections, rateLimit
         """
 
-    /// Every task of a session. Reads columns through SQLite's own calls: decoding 100,000
-    /// rows through generic row values took most of a launch's time.
-    static func tasks(session: String, db: Database) throws -> [DownloadTask] {
+    /// Every task of a session, into `snapshot`. The table is read in two halves of its row ids at
+    /// once, this thread and a helper each on their own connection (WAL lets readers run side
+    /// by side), because decoding 100,000 rows is most of a launch. `path` is the database file.
+    static func read(session: String, db: Database, path: String, into snapshot: inout SessionSnapshot) throws {
+        // Two subqueries: SQLite reads min and max off the key only when each is alone.
+        let bounds = try Row.fetchOne(db, sql: "SELECT (SELECT min(rowid) FROM task), (SELECT max(rowid) FROM task)")
+        guard let low: Int64 = bounds?[0], let high: Int64 = bounds?[1] else { return }
+        let middle = low + (high - low) / 2
+        let upperHalf = UpperHalfRead()
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global(qos: .userInitiated).async {
+            upperHalf.result = Result { try readOnOwnConnection(path: path, session: session, rowidsAbove: middle, upTo: high) }
+            finished.signal()
+        }
+        // This thread fills the table with its half while the helper reads the other.
+        snapshot.reserveCapacity(Int(min(high - low + 1, 1 << 24)))  // the row-id span is an upper bound
+        var lowerError: Error?
+        do {
+            let statement = try db.makeStatement(sql: rangeQuery)
+            try statement.setArguments([session, low, middle])
+            try decode(statement.sqliteStatement, db: db.sqliteConnection) { snapshot.insert($0) }
+        } catch {
+            lowerError = error
+        }
+        finished.wait()  // the helper must be done with the file before anything is thrown
+        if let lowerError { throw lowerError }
+        for task in try upperHalf.result.get() { snapshot.insert(task) }
+    }
+
+    /// The helper's result, handed over when the semaphore is signalled.
+    private final class UpperHalfRead: @unchecked Sendable {
+        var result: Result<[DownloadTask], Error> = .success([])
+    }
+
+    /// The rows of a session within a range of row ids: a seek on the table's own key, then
+    /// one pass (NOT INDEXED: a primary-key lookup per row was 5x slower).
+    static let rangeQuery = "SELECT \(selectColumns) FROM task NOT INDEXED WHERE session = ? AND rowid BETWEEN ? AND ?"
+
+    static func readOnOwnConnection(path: String, session: String, rowidsAbove lowest: Int64, upTo highest: Int64) throws -> [DownloadTask] {
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        func failure(_ code: Int32) -> DatabaseError {
+            DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
+        }
+        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let connection else { throw failure(code) }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        code = sqlite3_prepare_v2(connection, rangeQuery, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw failure(code) }
+        // SQLITE_TRANSIENT: SQLite keeps its own copy of the session name.
+        sqlite3_bind_text(statement, 1, session, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        sqlite3_bind_int64(statement, 2, lowest + 1)  // BETWEEN is inclusive; a lone row is the lower half's
+        sqlite3_bind_int64(statement, 3, highest)
         var tasks: [DownloadTask] = []
-        tasks.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM task WHERE session = ?", arguments: [session]) ?? 0)
-        // NOT INDEXED: one pass over the table beats a primary-key lookup per row (5x here).
-        let statement = try db.makeStatement(sql: "SELECT \(selectColumns) FROM task NOT INDEXED WHERE session = ?")
-        try statement.setArguments([session])
-        let s = statement.sqliteStatement
+        try decode(statement, db: connection) { tasks.append($0) }
+        return tasks
+    }
+
+    /// Steps a statement over `selectColumns`, reading columns through SQLite's own calls:
+    /// decoding through generic row values took most of a launch's time.
+    static func decode(_ s: OpaquePointer, db: OpaquePointer?, each: (DownloadTask) -> Void) throws {
         func text(_ i: Int32) -> String? {
             guard let bytes = sqlite3_column_text(s, i) else { return nil }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, i))), as: UTF8.self)
@@ -28,8 +81,11 @@ enum TaskRecord {
         var lastDirectory = ""
         func directory() -> String {
             guard let bytes = sqlite3_column_text(s, 2) else { return "" }
-            let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, 2)))
-            if !lastDirectory.utf8.elementsEqual(buffer) { lastDirectory = String(decoding: buffer, as: UTF8.self) }
+            let count = Int(sqlite3_column_bytes(s, 2))
+            let same = lastDirectory.utf8.count == count && lastDirectory.utf8.withContiguousStorageIfAvailable {
+                memcmp($0.baseAddress!, bytes, count) == 0
+            } == true
+            if !same { lastDirectory = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) }
             return lastDirectory
         }
         func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
@@ -38,12 +94,13 @@ enum TaskRecord {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db)))
             }
-            var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
-                                    addTime: Date(timeIntervalSince1970: real(3) ?? 0),
-                                    state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
-                                    customDisplayName: text(5), mimeType: text(6))
+            // Filled as plain fields, then boxed once.
+            var task = DownloadTask.Fields(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
+                                           addTime: Date(timeIntervalSince1970: real(3) ?? 0),
+                                           state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
+                                           customDisplayName: text(5), mimeType: text(6))
             task.userChoseName = integer(7) == 1
             task.size = integer(8)
             task.received = integer(9) ?? 0
@@ -61,9 +118,8 @@ enum TaskRecord {
             task.completedPath = text(19)
             task.connections = integer(20).map { Int($0) }
             task.rateLimit = integer(21)
-            tasks.append(task)
+            each(DownloadTask(task))
         }
-        return tasks
     }
 
     static func upsert(_ task: DownloadTask, session: String, db: Database) throws {

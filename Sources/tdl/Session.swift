@@ -48,7 +48,6 @@ final class Session {
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         }
-        notice = store.recoveryNotice?.description
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
         do {
@@ -56,6 +55,7 @@ final class Session {
         } catch {
             throw CLIError.store("cannot read the session: \(error)")
         }
+        notice = store.recoveryNotice?.description  // set on open, or when the load found damage
         if downloading { hooks = HookRunner(manager: manager) }
         // -d names the session's download folder from now on.
         if let dir = options.dir { manager.setDownloadDirectory(Paths.absolute(dir)) }

@@ -50,7 +50,7 @@ final class SessionStoreTests: XCTestCase {
         let reopened = try SQLiteSessionStore(path: dbPath)
         let loaded = try reopened.load()
         XCTAssertEqual(loaded.tasks.count, 1)
-        XCTAssertEqual(loaded.tasks.first, task)
+        XCTAssertEqual(loaded.tasks[task.url], task)
     }
 
     func testSettingsAndManualLayoutRoundTrip() throws {
@@ -87,7 +87,7 @@ final class SessionStoreTests: XCTestCase {
         var progress = SessionChanges()
         progress.progress[task.url] = [Segment(start: 0, end: 200_000_000, done: 200_000_000), Segment(start: 200_000_000, end: 402_500_000, done: 100)]
         try store.commit(progress)
-        let loaded = try store.load().tasks[0]
+        let loaded = try XCTUnwrap(store.load().tasks[task.url])
         XCTAssertEqual(loaded.received, 200_000_100)
         XCTAssertEqual(loaded.segments.map(\.done), [200_000_000, 100])
         XCTAssertEqual(loaded.note, task.note)
@@ -95,7 +95,7 @@ final class SessionStoreTests: XCTestCase {
         var restart = SessionChanges()
         restart.progress[task.url] = [Segment(start: 0, end: nil, done: 5)]
         try store.commit(restart)
-        XCTAssertEqual(try store.load().tasks[0].segments, [Segment(start: 0, end: nil, done: 5)])
+        XCTAssertEqual(try store.load().tasks[task.url]?.segments, [Segment(start: 0, end: nil, done: 5)])
     }
 
     func testSessionBenchmarkWritesRestoresAndReportsItsBudgets() throws {
@@ -158,6 +158,35 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertNotNil(store.recoveryNotice)
     }
 
+    func testADamagedPageFoundWhileLoadingIsMovedAsideNotDeleted() throws {
+        do {
+            let store = try SQLiteSessionStore(path: dbPath)
+            var changes = SessionChanges()
+            changes.upserted = (0..<2000).map { DownloadTask(url: "http://h/\($0)", fileName: "\($0)", directory: "/tmp") }
+            try store.commit(changes)
+        }
+        // Scribble over the root page of the task table: the file keeps its size and header.
+        let root = try XCTUnwrap(Int(querySQL("SELECT rootpage FROM sqlite_master WHERE name = 'task'")))
+        let pageSize = try XCTUnwrap(Int(querySQL("PRAGMA page_size")))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dbPath))
+        bytes.replaceSubrange((root - 1) * pageSize ..< root * pageSize, with: Data(repeating: 0xAB, count: pageSize))
+        try bytes.write(to: URL(fileURLWithPath: dbPath))
+
+        let store = try SQLiteSessionStore(path: dbPath)
+        XCTAssertNil(store.recoveryNotice, "the damage is in a page that opening does not read")
+        XCTAssertTrue(try store.load().tasks.isEmpty, "a fresh session starts")
+        guard case let .movedAside(_, movedTo, reason)? = store.recoveryNotice else {
+            return XCTFail("expected the damaged file to be moved aside")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: movedTo)), bytes, "the user's old file is kept byte for byte")
+        XCTAssertTrue(reason.contains("malformed"), reason)
+        // The fresh session works.
+        var changes = SessionChanges()
+        changes.upserted = [DownloadTask(url: "http://h/new", fileName: "new", directory: "/tmp")]
+        try store.commit(changes)
+        XCTAssertEqual(Array(try SQLiteSessionStore(path: dbPath).load().tasks.keys), ["http://h/new"])
+    }
+
     func testANewerSchemaIsRefusedAndLeftUntouched() throws {
         do {
             let store = try SQLiteSessionStore(path: dbPath)
@@ -180,9 +209,23 @@ final class SessionStoreTests: XCTestCase {
         let sql = try String(contentsOf: fixture, encoding: .utf8)
         try runSQL(sql)
         let loaded = try SQLiteSessionStore(path: dbPath).load()
-        XCTAssertEqual(loaded.tasks.map(\.url), ["http://127.0.0.1/old.iso"])
-        XCTAssertEqual(loaded.tasks.first?.segments.first?.done, 1000)
+        XCTAssertEqual(Array(loaded.tasks.keys), ["http://127.0.0.1/old.iso"])
+        XCTAssertEqual(loaded.tasks.values.first?.segments.first?.done, 1000)
         XCTAssertEqual(loaded.settings.sortType, .fileSize)
+    }
+
+    /// What the sqlite3 shell prints for one statement, without the newline.
+    func querySQL(_ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [dbPath, sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func runSQL(_ sql: String) throws {
