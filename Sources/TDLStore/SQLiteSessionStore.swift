@@ -30,9 +30,14 @@ public final class SQLiteSessionStore: SessionStore {
     /// Set when a damaged file had to be moved aside on open or on load: the caller tells the user.
     public private(set) var recoveryNotice: StoreError?
 
-    public init(path: String, session: String = "default") throws {
+    /// This process is the session's one writer (it holds the session's lock), so its rows
+    /// cannot change under a load: the load may read them on two threads.
+    let soleWriter: Bool
+
+    public init(path: String, session: String = "default", soleWriter: Bool = false) throws {
         self.path = path
         self.session = session
+        self.soleWriter = soleWriter
         do {
             dbQueue = try Self.open(path)
         } catch let error as StoreError {
@@ -136,7 +141,7 @@ public final class SQLiteSessionStore: SessionStore {
                 segments[row[0], default: []].append(Segment(start: row[1], end: row[2], done: row[3]))
             }
             var snapshot = SessionSnapshot(settings: try SettingsRecord.load(db, session: session))
-            try TaskRecord.read(session: session, db: db, path: path, into: &snapshot)
+            try TaskRecord.read(session: session, db: db, path: path, inParallel: soleWriter, into: &snapshot)
             for (url, list) in segments { snapshot.setSegments(list, of: url) }
             let titles = try String.fetchAll(db, sql: "SELECT title FROM layoutSection WHERE session = ? ORDER BY position", arguments: [session])
             if !titles.isEmpty {

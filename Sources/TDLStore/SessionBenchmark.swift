@@ -46,7 +46,7 @@ public enum SessionBenchmark {
         var restored: [DownloadManager] = []  // freed after the timing: a launch frees nothing
         try time("open and restore \(taskCount) tasks", limit: restoreLimitMs) {
             let reopened = DownloadManager(identifier: "bench", defaultDirectory: folder,
-                                           store: try SQLiteSessionStore(path: path, session: "bench"))
+                                           store: try SQLiteSessionStore(path: path, session: "bench", soleWriter: true))
             try reopened.load(restoring: true)
             guard reopened.allTasksSet.count == taskCount else {
                 throw BenchmarkError("restored \(reopened.allTasksSet.count) of \(taskCount) tasks")

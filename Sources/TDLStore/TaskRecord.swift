@@ -11,18 +11,25 @@ enum TaskRecord {
         finalURL, etag, lastModified, checksum, retries, note, metaInfo, deletedAt, completedPath, connections, rateLimit
         """
 
-    /// Every task of a session, into `snapshot`. The table is read in two halves of its row ids at
-    /// once, this thread and a helper each on their own connection (WAL lets readers run side
-    /// by side), because decoding 100,000 rows is most of a launch. `path` is the database file.
-    static func read(session: String, db: Database, path: String, into snapshot: inout SessionSnapshot) throws {
+    /// Every task of a session, into `snapshot`. With `inParallel` the table is read in two
+    /// halves of its row ids at once, this thread and a helper each on their own connection
+    /// (WAL lets readers run side by side), because decoding 100,000 rows is most of a launch.
+    /// Only for the session's one writer: the two connections may see different commits, and
+    /// a replaced row gets a new row id, so another writer could move a row past both halves.
+    static func read(session: String, db: Database, path: String, inParallel: Bool,
+                     into snapshot: inout SessionSnapshot) throws {
         // Two subqueries: SQLite reads min and max off the key only when each is alone.
         let bounds = try Row.fetchOne(db, sql: "SELECT (SELECT min(rowid) FROM task), (SELECT max(rowid) FROM task)")
         guard let low: Int64 = bounds?[0], let high: Int64 = bounds?[1] else { return }
-        let middle = low + (high - low) / 2
+        let middle = inParallel ? low + (high - low) / 2 : high
         let upperHalf = UpperHalfRead()
         let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .userInitiated).async {
-            upperHalf.result = Result { try readOnOwnConnection(path: path, session: session, rowidsAbove: middle, upTo: high) }
+        if middle < high {
+            DispatchQueue.global(qos: .userInitiated).async {
+                upperHalf.result = Result { try readOnOwnConnection(path: path, session: session, rowidsAbove: middle, upTo: high) }
+                finished.signal()
+            }
+        } else {
             finished.signal()
         }
         // This thread fills the table with its half while the helper reads the other.

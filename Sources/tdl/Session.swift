@@ -44,7 +44,8 @@ final class Session {
             control = nil
         }
         do {
-            store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name)
+            store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name,
+                                           soleWriter: lock != nil)
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         }

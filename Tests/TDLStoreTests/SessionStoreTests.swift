@@ -106,6 +106,29 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(try SQLiteSessionStore(path: dbPath, session: "bench").load().tasks.count, 2_000)
     }
 
+    func testTheSoleWritersTwoThreadReadMatchesAOnePassRead() throws {
+        // Two sessions interleaved in the table, so each one's row ids have gaps; an odd count.
+        let work = try SQLiteSessionStore(path: dbPath, session: "work")
+        let home = try SQLiteSessionStore(path: dbPath, session: "home")
+        for i in 0 ..< 1001 {
+            var mine = SessionChanges(), theirs = SessionChanges()
+            var task = DownloadTask(url: "http://h/\(i)", fileName: "f\(i)", directory: "/tmp", state: i % 7 == 0 ? .downloading : .paused)
+            if i % 5 == 0 { task.deletedAt = Date(timeIntervalSince1970: Double(i)) }
+            mine.upserted = [task]
+            theirs.upserted = [DownloadTask(url: "http://other/\(i)", fileName: "o\(i)", directory: "/tmp")]
+            try work.commit(mine)
+            try home.commit(theirs)
+        }
+        let onePass = try SQLiteSessionStore(path: dbPath, session: "work").load()
+        let twoThreads = try SQLiteSessionStore(path: dbPath, session: "work", soleWriter: true).load()
+        XCTAssertEqual(onePass.tasks.count, 1001)
+        XCTAssertEqual(twoThreads.tasks, onePass.tasks)
+        XCTAssertEqual(Set(twoThreads.activeURLs), Set(onePass.activeURLs))
+        XCTAssertEqual(twoThreads.activeURLs.count, 143)
+        XCTAssertEqual(Set(twoThreads.trashed.map(\.url)), Set(onePass.trashed.map(\.url)))
+        XCTAssertEqual(twoThreads.trashed.count, 201)
+    }
+
     func testSessionsAreIndependentInOneFile() throws {
         let work = try SQLiteSessionStore(path: dbPath, session: "work")
         let home = try SQLiteSessionStore(path: dbPath, session: "home")
