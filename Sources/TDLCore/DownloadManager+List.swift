@@ -15,19 +15,13 @@ extension DownloadManager {
     /// Recomputes the whole list for a predefined sort.
     func rebuildList() {
         guard sortType != .manual else { return }
-        prepareSortNames()
-        let arranged = sorter.arrange(tasks)
+        let arranged = sorter.arrange(&tasks)
         sections = arranged.sections
         titles = arranged.titles
         listChanged()
     }
 
-    /// The name and type sorts compare every task's folded name: fold each once and keep it.
-    func prepareSortNames() {
-        guard sortType == .fileName || sortType == .fileType else { return }
-        for index in tasks.indices { tasks.values[index].prepareSortName() }
-    }
-
+    /// The name and type sorts compare tasks' folded names: fold each once and keep it.
     func prepareSortNames(_ urls: some Sequence<String>) {
         guard sortType == .fileName || sortType == .fileType else { return }
         for url in urls { tasks[url]?.prepareSortName() }

@@ -176,6 +176,8 @@ public final class DownloadManager {
     public var downloadTaskSet: Set<String> { Set(tasks.keys).subtracting(toDeleteList) }
     /// Every task the manager knows, list and trash.
     public var allTasksSet: Set<String> { Set(tasks.keys) }
+    /// How many tasks the manager knows, list and trash.
+    public var taskCount: Int { tasks.count }
     /// Unfinished tasks in the list, most recently added first.
     public var unfinishedList: [String] {
         let trash = Set(toDeleteList)

@@ -43,16 +43,24 @@ public struct Checksum: Equatable, Sendable {
 
 /// Everything tdl knows about one download. The URL string is its identity.
 ///
-/// A task is a value, but its fields live in one shared box that is copied only when a
-/// shared task is changed (as `Array` does). A table of 100,000 tasks then holds one pointer
-/// per task: a launch inserts pointers instead of 350-byte values, and handing a task
-/// around costs one retain. Fields read and write as if they were the task's own
-/// (`task.fileName`), through `Fields`.
+/// The fields that a launch and every sort read for all tasks are stored in the task itself;
+/// the rest live in one box shared by copies of the task until one of them changes (as
+/// `Array` does). A table of 100,000 tasks then holds about 70 bytes per task: a launch
+/// inserts small values, a sort reads the table in order instead of following a pointer per
+/// task, and handing a task around costs two retains. The boxed fields read and write as if
+/// they were the task's own (`task.fileName`), through `Details`.
 @dynamicMemberLookup
 public struct DownloadTask: Equatable, Sendable {
-    /// The stored fields of a task.
-    public struct Fields: Equatable, Sendable {
-        public let url: String
+    public let url: String
+    public var addTime: Date
+    public var state: TaskState
+    /// Total size in bytes; nil while unknown.
+    public var size: Int64?
+    /// When the task went to the trash; nil while it is in the list.
+    public var deletedAt: Date?
+
+    /// The fields that are not needed for every task at once.
+    public struct Details: Equatable, Sendable {
         /// The file name on disk (decided from the server's answer; may change before the first byte).
         public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
         /// The user named the file (`-o`): the server's name must not replace it.
@@ -61,12 +69,8 @@ public struct DownloadTask: Equatable, Sendable {
         public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
         /// Folder the finished file goes to.
         public var directory: String
-        /// Total size in bytes; nil while unknown.
-        public var size: Int64?
         /// Bytes durably on disk (sum of segment `done`).
         public var received: Int64 = 0
-        public var addTime: Date
-        public var state: TaskState
         public var failReason: FailReason?
         public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
         public var finalURL: String?
@@ -80,8 +84,6 @@ public struct DownloadTask: Equatable, Sendable {
         public var note: String?
         /// Free-form information a client attached (SDE's meta info).
         public var metaInfo: [String: String] = [:]
-        /// When the task went to the trash; nil while it is in the list.
-        public var deletedAt: Date?
         /// The finished file was renamed into place at this path.
         public var completedPath: String?
         /// The connection count the user asked for (nil: the session default).
@@ -93,15 +95,11 @@ public struct DownloadTask: Equatable, Sendable {
         /// current when a name field changes.
         private var preparedSortName = PreparedSortName()
 
-        public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting,
-                    customDisplayName: String? = nil, mimeType: String? = nil) {
-            self.url = url
+        init(fileName: String, directory: String, customDisplayName: String?, mimeType: String?) {
             self.fileName = fileName
             self.customDisplayName = customDisplayName
             self.mimeType = mimeType
             self.directory = directory
-            self.addTime = addTime
-            self.state = state
         }
 
         private mutating func refreshSortName() {
@@ -128,86 +126,80 @@ public struct DownloadTask: Equatable, Sendable {
     /// Shared by copies of a task until one of them changes; never changed while shared.
     @usableFromInline
     final class Box: @unchecked Sendable {
-        @usableFromInline var fields: Fields
-        @usableFromInline init(_ fields: Fields) { self.fields = fields }
+        @usableFromInline var details: Details
+        @usableFromInline init(_ details: Details) { self.details = details }
     }
 
     @usableFromInline var box: Box
 
-    public init(_ fields: Fields) { box = Box(fields) }
-
     public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting,
                 customDisplayName: String? = nil, mimeType: String? = nil) {
-        self.init(Fields(url: url, fileName: fileName, directory: directory, addTime: addTime, state: state,
-                         customDisplayName: customDisplayName, mimeType: mimeType))
+        self.url = url
+        self.addTime = addTime
+        self.state = state
+        box = Box(Details(fileName: fileName, directory: directory, customDisplayName: customDisplayName, mimeType: mimeType))
     }
-
-    public var fields: Fields { box.fields }
 
     // Inlinable so that the optimizer turns each literal key path into a plain field access.
     @inlinable
-    public subscript<Value>(dynamicMember field: KeyPath<Fields, Value>) -> Value {
-        box.fields[keyPath: field]
+    public subscript<Value>(dynamicMember field: KeyPath<Details, Value>) -> Value {
+        box.details[keyPath: field]
     }
 
     @inlinable
-    public subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
-        get { box.fields[keyPath: field] }
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Details, Value>) -> Value {
+        get { box.details[keyPath: field] }
         _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            yield &box.fields[keyPath: field]
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+            yield &box.details[keyPath: field]
         }
     }
 
     public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+        lhs.url == rhs.url && lhs.addTime == rhs.addTime && lhs.state == rhs.state && lhs.size == rhs.size
+            && lhs.deletedAt == rhs.deletedAt && (lhs.box === rhs.box || lhs.box.details == rhs.box.details)
     }
 
     /// Keeps the sort name with the task, for the name and type sorts.
     mutating func prepareSortName() {
-        guard !box.fields.isSortNamePrepared else { return }
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        box.fields.prepareSortName()
+        guard !box.details.isSortNamePrepared else { return }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+        box.details.prepareSortName()
     }
 
-    var sortName: SortName { box.fields.sortName }
+    var sortName: SortName { box.details.sortName }
 
-    public var fileType: FileType { box.fields.fileType }
+    public var fileType: FileType { box.details.fileType }
 
-    public func displayName(hidingExtension: Bool) -> String { box.fields.displayName(hidingExtension: hidingExtension) }
-}
-
-/// What follows from a task's fields (read on a task as `task.filePath`).
-extension DownloadTask.Fields {
     /// Where the finished file lives (or will live).
-    public var filePath: String { completedPath ?? (directory as NSString).appendingPathComponent(fileName) }
+    public var filePath: String { self.completedPath ?? (self.directory as NSString).appendingPathComponent(self.fileName) }
 
     /// Where the unfinished bytes live.
-    public var partPath: String { (directory as NSString).appendingPathComponent(fileName) + ".part" }
+    public var partPath: String { (self.directory as NSString).appendingPathComponent(self.fileName) + ".part" }
 
     /// 0…1, or 0 when the size is unknown.
     public var progress: Double {
         guard let size, size > 0 else { return state == .finished ? 1 : 0 }
-        return min(1, Double(received) / Double(size))
+        return min(1, Double(self.received) / Double(size))
     }
 
     /// SDE's display name: the custom name, else the file name, with its extension hidden if asked.
     public func displayName(hidingExtension: Bool) -> String {
-        if let customDisplayName { return customDisplayName }
-        guard hidingExtension else { return fileName }
-        return FileName.stem(fileName)
+        if let name = self.customDisplayName { return name }
+        guard hidingExtension else { return self.fileName }
+        return FileName.stem(self.fileName)
     }
 
     /// SDE's detail text: "41.6 MB/402.5 MB" while unfinished, "402.5 MB" when finished, or the error.
     public var detailText: String {
         switch state {
         case .finished:
-            return ByteFormat.string(size ?? received)
+            return ByteFormat.string(size ?? self.received)
         case .failed:
-            return "Failed: " + (failReason?.message ?? "unknown error")
+            return "Failed: " + (self.failReason?.message ?? "unknown error")
         default:
             let total = size.map(ByteFormat.string) ?? "?"
-            return "\(ByteFormat.string(received))/\(total)"
+            return "\(ByteFormat.string(self.received))/\(total)"
         }
     }
 }

@@ -196,8 +196,9 @@ struct ListSorter {
     }
 
     /// The whole list for the tasks not in the trash: sections in order, each sorted. An empty
-    /// list is one empty untitled section, like a new manager's.
-    func arrange(_ tasks: [String: DownloadTask]) -> (sections: [[String]], titles: [String]) {
+    /// list is one empty untitled section, like a new manager's. The name and type sorts keep
+    /// each task's prepared sort name (see `DownloadTask.prepareSortName`) as they read it.
+    func arrange(_ tasks: inout [String: DownloadTask]) -> (sections: [[String]], titles: [String]) {
         var names: [UInt8] = []
         var entries: [Entry] = []
         var urls: [String] = []
@@ -207,36 +208,37 @@ struct ListSorter {
         // Two passes: a tight loop that reads only the fields the order needs, then the keys.
         var times: [Double] = [], sizes: [Int64?] = [], sortNames: [SortName] = []
         // Fields are read in place through the index: binding each task to a variable would
-        // copy it (two dozen retains), the main cost of sorting 100,000 tasks.
-        let all = tasks.values
-        var position = all.startIndex
+        // copy it (retains), the main cost of sorting 100,000 tasks.
+        var position = tasks.values.startIndex
+        let end = tasks.values.endIndex
         switch type {
         case .addTime, .manual:
             times.reserveCapacity(tasks.count)
-            while position != all.endIndex {
-                if all[position].deletedAt == nil {
-                    urls.append(all[position].url)
-                    times.append(all[position].addTime.timeIntervalSinceReferenceDate)
+            while position != end {
+                if tasks.values[position].deletedAt == nil {
+                    urls.append(tasks.values[position].url)
+                    times.append(tasks.values[position].addTime.timeIntervalSinceReferenceDate)
                 }
-                all.formIndex(after: &position)
+                tasks.values.formIndex(after: &position)
             }
         case .fileSize:
             sizes.reserveCapacity(tasks.count)
-            while position != all.endIndex {
-                if all[position].deletedAt == nil {
-                    urls.append(all[position].url)
-                    sizes.append(all[position].size)
+            while position != end {
+                if tasks.values[position].deletedAt == nil {
+                    urls.append(tasks.values[position].url)
+                    sizes.append(tasks.values[position].size)
                 }
-                all.formIndex(after: &position)
+                tasks.values.formIndex(after: &position)
             }
         case .fileName, .fileType:
             sortNames.reserveCapacity(tasks.count)
-            while position != all.endIndex {
-                if all[position].deletedAt == nil {
-                    urls.append(all[position].url)
-                    sortNames.append(all[position].sortName)
+            while position != end {
+                if tasks.values[position].deletedAt == nil {
+                    tasks.values[position].prepareSortName()
+                    urls.append(tasks.values[position].url)
+                    sortNames.append(tasks.values[position].sortName)
                 }
-                all.formIndex(after: &position)
+                tasks.values.formIndex(after: &position)
             }
         }
         for index in urls.indices {

@@ -103,11 +103,10 @@ enum TaskRecord {
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db)))
             }
-            // Filled as plain fields, then boxed once.
-            var task = DownloadTask.Fields(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
-                                           addTime: Date(timeIntervalSince1970: real(3) ?? 0),
-                                           state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
-                                           customDisplayName: text(5), mimeType: text(6))
+            var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
+                                    addTime: Date(timeIntervalSince1970: real(3) ?? 0),
+                                    state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
+                                    customDisplayName: text(5), mimeType: text(6))
             task.userChoseName = integer(7) == 1
             task.size = integer(8)
             task.received = integer(9) ?? 0
@@ -125,7 +124,7 @@ enum TaskRecord {
             task.completedPath = text(19)
             task.connections = integer(20).map { Int($0) }
             task.rateLimit = integer(21)
-            each(DownloadTask(task))
+            each(task)
         }
     }
 
