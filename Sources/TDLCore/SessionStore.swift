@@ -60,9 +60,12 @@ public struct SessionSnapshot: Sendable {
 
     public mutating func reserveCapacity(_ count: Int) { tasks.reserveCapacity(count) }
 
-    /// Segments are stored apart from their task; they are attached once both are read.
+    /// Segments are stored apart from their task; they are attached once both are read. They
+    /// are what progress checkpoints write, so the received count follows from them.
     public mutating func setSegments(_ segments: [Segment], of url: String) {
-        tasks[url]?.segments = segments
+        guard let index = tasks.index(forKey: url) else { return }
+        tasks.values[index].segments = segments
+        tasks.values[index].received = segments.reduce(0) { $0 + $1.done }
     }
 }
 

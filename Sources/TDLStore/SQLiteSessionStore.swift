@@ -177,9 +177,10 @@ public final class SQLiteSessionStore: SessionStore {
                 try TaskRecord.upsert(task, session: session, db: db)
                 try writeSegments(task.url, task.segments, db)
             }
-            let progressStatement = try db.cachedStatement(sql: "UPDATE task SET received = ? WHERE session = ? AND url = ?")
+            // Only the segments: a task's received count is their sum, restored from them on
+            // load. Rewriting the task rows too put a page of the big table per download into
+            // every checkpoint.
             for (url, segments) in changes.progress {
-                try progressStatement.execute(arguments: [segments.reduce(0) { $0 + $1.done }, session, url])
                 try writeSegments(url, segments, db)
             }
             if let settings = changes.settings {
