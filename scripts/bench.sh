@@ -204,8 +204,14 @@ check_output() {
 }
 
 # One download into a fresh folder; the clean-up and its writeback stay outside the timing.
+# The many-file runs' folders are only moved aside until the scenario ends: ext4 skips inodes
+# freed in the last seconds when it allocates new ones, so deleting 500 files before each run
+# made every tool's file creation about ten times slower (0.15 s instead of 0.02 s for 500).
 run_once() {
   local scen=$1 tool=$2 round=$3 out=$work/out home=$work/home log=$work/last.log t
+  if [ "$scen" = many ] && [ -d "$out" ]; then
+    mkdir -p "$work/spent" && mv "$out" "$work/spent/$tool-$round"
+  fi
   rm -rf "$out" "$home"
   mkdir -p "$out" "$home"
   sync -f "$work"
@@ -237,6 +243,7 @@ run_scenario() {
     if ((round % 2)); then order=("${tools[@]}"); else order=("${reversed[@]}"); fi
     for tool in "${order[@]}"; do run_once "$scen" "$tool" "$round"; done
   done
+  rm -rf "$work/spent" "$work/out"
 }
 
 # goal SCEN METRIC PEER LIMIT: tdl/peer of METRIC (wall or cpu) should stay at or below LIMIT.

@@ -128,15 +128,23 @@ enum TaskRecord {
         }
     }
 
+    static let upsertColumns = [
+        "session", "url", "fileName", "customName", "userChoseName", "directory", "size", "received", "addTime", "state",
+        "failReason", "mimeType", "finalURL", "etag", "lastModified", "checksum", "retries", "note", "metaInfo",
+        "deletedAt", "completedPath", "connections", "rateLimit",
+    ]
+
+    /// An update in place when the task exists: REPLACE would delete the row (and, through the
+    /// foreign key, its segments) and insert it again under a new row id.
+    static let upsertSQL = """
+        INSERT INTO task (\(upsertColumns.joined(separator: ", "))) VALUES (\(upsertColumns.map { _ in "?" }.joined(separator: ", ")))
+        ON CONFLICT(session, url) DO UPDATE SET \(upsertColumns.dropFirst(2).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+        """
+
     static func upsert(_ task: DownloadTask, session: String, db: Database) throws {
         let metaJSON: String? = task.metaInfo.isEmpty ? nil :
             (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO task (session, url, fileName, customName, userChoseName, directory, size, received,
-                addTime, state, failReason, mimeType, finalURL, etag, lastModified, checksum, retries, note, metaInfo,
-                deletedAt, completedPath, connections, rateLimit)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(sql: upsertSQL)
         let values: [(any DatabaseValueConvertible)?] = [
             session, task.url, task.fileName, task.customDisplayName, task.userChoseName, task.directory, task.size,
             task.received, task.addTime.timeIntervalSince1970, task.state.rawValue, task.failReason?.storageCode,

@@ -111,6 +111,32 @@ final class ActivityTests: XCTestCase {
         XCTAssertEqual(manager.maxDownloadCount, 1)
     }
 
+    func testAFileRenamedIntoPlaceBeforeItsStateWasSavedIsNotDownloadedAgain() throws {
+        let folder = NSTemporaryDirectory() + "tdl-reconcile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A crash came after the rename and before the commit: the last checkpoint lags.
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: folder + "/done.bin"))
+        var done = DownloadTask(url: "https://example.com/done.bin", fileName: "done.bin", directory: folder, state: .downloading)
+        done.size = 10
+        done.segments = [Segment(start: 0, end: 10, done: 4)]
+        done.received = 4
+        // Same situation, but the file there has another size: not ours, so download.
+        try Data(repeating: 2, count: 7).write(to: URL(fileURLWithPath: folder + "/other.bin"))
+        var other = DownloadTask(url: "https://example.com/other.bin", fileName: "other.bin", directory: folder, state: .downloading)
+        other.size = 10
+        let store = FakeStore(SessionSnapshot(tasks: [done, other]))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
+        XCTAssertEqual(try manager.load(), 1, "only the other one was interrupted")
+        XCTAssertEqual(manager.state(of: done.url), .finished)
+        XCTAssertEqual(engine.started, [other.url])
+        manager.flush()
+        let saved = store.commits.flatMap(\.upserted).first { $0.url == done.url }
+        XCTAssertEqual(saved?.state, .finished)
+        XCTAssertEqual(saved?.completedPath, folder + "/done.bin")
+    }
+
     func testManualLayoutSurvivesALoad() throws {
         let folder = NSTemporaryDirectory()
         var settings = SessionSettings()
