@@ -4,7 +4,17 @@ import Foundation
 extension DownloadManager {
     var sorter: ListSorter {
         ListSorter(type: settings.sortType, order: settings.sortOrder, sectioning: settings.sectioning,
-                   hidingExtension: settings.hiddenFileExtension, now: clock())
+                   hidingExtension: settings.hiddenFileExtension, startOfToday: today().start)
+    }
+
+    /// The current day, asked of the calendar again only once the clock leaves it: every list
+    /// change builds a sorter, and the calendar is slow on Linux.
+    func today() -> DateInterval {
+        let now = clock()
+        if let cached = currentDay, cached.start <= now && now < cached.end { return cached }
+        let day = Calendar.current.dateInterval(of: .day, for: now) ?? DateInterval(start: now, duration: 0)
+        currentDay = day
+        return day
     }
 
     func listChanged() {

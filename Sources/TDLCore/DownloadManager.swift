@@ -48,6 +48,8 @@ public final class DownloadManager {
     /// turn was a sixth of the event loop's time for 500 small files.
     var unsizedFinishSinceFlush = false
     var wasBusy = false
+    /// See `today()`.
+    var currentDay: DateInterval?
 
     public init(identifier: String = "default", defaultDirectory: String, engine: TransferEngine? = nil, store: SessionStore? = nil) {
         self.identifier = identifier

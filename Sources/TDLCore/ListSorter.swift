@@ -15,12 +15,13 @@ struct ListSorter {
     /// Start of today, yesterday, 7 and 30 days ago (seconds since the reference date).
     let dayBounds: (today: Double, yesterday: Double, week: Double, month: Double)
 
-    init(type: SortType, order: SortOrder, sectioning: SectioningOptions, hidingExtension: Bool, now: Date, calendar: Calendar = .current) {
+    /// `startOfToday` is the start of the current day in the user's calendar.
+    init(type: SortType, order: SortOrder, sectioning: SectioningOptions, hidingExtension: Bool, startOfToday: Date) {
         self.type = type
         self.order = order
         self.hidingExtension = hidingExtension
         self.isSectioned = sectioning.isOn(for: type)
-        let today = calendar.startOfDay(for: now).timeIntervalSinceReferenceDate
+        let today = startOfToday.timeIntervalSinceReferenceDate
         dayBounds = (today, today - 86_400, today - 7 * 86_400, today - 30 * 86_400)
     }
 
