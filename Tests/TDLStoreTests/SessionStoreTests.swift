@@ -166,12 +166,7 @@ final class SessionStoreTests: XCTestCase {
     }
 
     func testATruncatedDatabaseIsMovedAside() throws {
-        do {
-            let store = try SQLiteSessionStore(path: dbPath)
-            var changes = SessionChanges()
-            changes.upserted = (0..<200).map { DownloadTask(url: "http://h/\($0)", fileName: "\($0)", directory: "/tmp") }
-            try store.commit(changes)
-        }
+        try saveTasks(count: 200)
         // Fold the WAL into the main file, then cut the file in half.
         let full = try Data(contentsOf: URL(fileURLWithPath: dbPath))
         try? FileManager.default.removeItem(atPath: dbPath + "-wal")
@@ -182,12 +177,7 @@ final class SessionStoreTests: XCTestCase {
     }
 
     func testADamagedPageFoundWhileLoadingIsMovedAsideNotDeleted() throws {
-        do {
-            let store = try SQLiteSessionStore(path: dbPath)
-            var changes = SessionChanges()
-            changes.upserted = (0..<2000).map { DownloadTask(url: "http://h/\($0)", fileName: "\($0)", directory: "/tmp") }
-            try store.commit(changes)
-        }
+        try saveTasks(count: 2000)
         // Scribble over the root page of the task table: the file keeps its size and header.
         let root = try XCTUnwrap(Int(querySQL("SELECT rootpage FROM sqlite_master WHERE name = 'task'")))
         let pageSize = try XCTUnwrap(Int(querySQL("PRAGMA page_size")))
@@ -235,6 +225,14 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(Array(loaded.tasks.keys), ["http://127.0.0.1/old.iso"])
         XCTAssertEqual(loaded.tasks.values.first?.segments.first?.done, 1000)
         XCTAssertEqual(loaded.settings.sortType, .fileSize)
+    }
+
+    /// Writes `count` plain tasks to the file and closes it (the WAL is folded into the file).
+    func saveTasks(count: Int) throws {
+        let store = try SQLiteSessionStore(path: dbPath)
+        var changes = SessionChanges()
+        changes.upserted = (0..<count).map { DownloadTask(url: "http://h/\($0)", fileName: "\($0)", directory: "/tmp") }
+        try store.commit(changes)
     }
 
     /// What the sqlite3 shell prints for one statement, without the newline.
