@@ -31,6 +31,8 @@ public final class DownloadManager {
     /// Tasks paused because the limit went down, oldest first: raising the limit resumes exactly these.
     var pausedByLimit: [String] = []
     var waitingSet: Set<String> = []
+    /// The waiting set in start order; see `WaitingQueue`.
+    var waitingQueue = WaitingQueue()
     var downloadingSet: Set<String> = []
     var meters: [String: SpeedMeter] = [:]
     var overallMeter = SpeedMeter()
@@ -93,13 +95,14 @@ public final class DownloadManager {
                     loaded.values[index].state = restored
                 }
             }
-            let state = loaded.values[index].state
-            if state.isActive { trackState(url, state) }
         }
         // Tasks added before the load (none at launch) stay.
         for (url, task) in tasks where loaded[url] == nil { loaded[url] = task }
         tasks = loaded
         loaded = [:]
+        for url in snapshot.activeURLs {
+            if let state = tasks[url]?.state, state.isActive { trackState(url, state) }
+        }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         if settings.sortType == .manual, let layout = snapshot.manualLayout {
             applyManualLayout(layout)
@@ -308,7 +311,13 @@ public final class DownloadManager {
     // MARK: - State changes
 
     func trackState(_ url: String, _ state: TaskState) {
-        if state == .waiting { waitingSet.insert(url) } else { waitingSet.remove(url) }
+        if state == .waiting {
+            if waitingSet.insert(url).inserted, let addTime = tasks[url]?.addTime {
+                waitingQueue.insert(WaitingQueue.Entry(addTime: addTime, url: url))
+            }
+        } else {
+            waitingSet.remove(url)
+        }
         if state == .downloading { downloadingSet.insert(url) } else { downloadingSet.remove(url) }
     }
 
@@ -498,7 +507,12 @@ public final class DownloadManager {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
         let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
-        for url in Scheduler.oldest(free, of: waitingSet, tasks: tasks) { start(url) }
+        if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
+            waitingQueue.rebuild(waitingSet.compactMap { url in tasks[url].map { WaitingQueue.Entry(addTime: $0.addTime, url: url) } })
+        }
+        let next = waitingQueue.takeOldest(free, isWaiting: { waitingSet.contains($0) },
+                                           canStart: { tasks[$0]?.deletedAt == nil })
+        for url in next { start(url) }
     }
 
     func start(_ url: String) {

@@ -1,30 +1,67 @@
 import Foundation
 
-/// Picks which waiting tasks start next: the oldest by add time (URL breaks ties).
-enum Scheduler {
-    /// The `count` oldest of `candidates` in add-time order. A partial selection: with a few
-    /// free slots and 100,000 waiting tasks this is one pass, not a full sort.
-    static func oldest(_ count: Int, of candidates: Set<String>, tasks: [String: DownloadTask]) -> [String] {
-        guard count > 0 else { return [] }
-        // Fields are read in place: `tasks[url]` would copy the whole task for two fields.
-        let all = tasks.values
-        func key(_ url: String) -> (Date, String)? {
-            guard let index = tasks.index(forKey: url), all[index].deletedAt == nil else { return nil }
-            return (all[index].addTime, url)
+/// Waiting tasks, oldest first by add time (the URL breaks ties), kept as a binary heap: a
+/// finished download picks the next one in O(log n) instead of a pass over every waiting task,
+/// which was a few percent of the event loop's time for 500 small files.
+///
+/// The manager's waiting set stays the truth. An entry goes stale when its task stops waiting
+/// and is dropped when it reaches the top; a task that waits again gets a new entry.
+struct WaitingQueue {
+    struct Entry: Comparable {
+        let addTime: Date
+        let url: String
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.addTime, lhs.url) < (rhs.addTime, rhs.url) }
+    }
+
+    private var heap: [Entry] = []
+
+    var count: Int { heap.count }
+
+    mutating func insert(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child] < heap[parent] else { break }
+            heap.swapAt(child, parent)
+            child = parent
         }
-        if count >= candidates.count || count > 64 {
-            return candidates.compactMap { url in key(url) }.sorted { $0 < $1 }.prefix(count).map(\.1)
+    }
+
+    /// Up to `count` URLs, oldest first, for which `canStart` holds. Entries whose task no
+    /// longer waits are dropped; waiting tasks that cannot start now (in the trash) stay.
+    mutating func takeOldest(_ count: Int, isWaiting: (String) -> Bool, canStart: (String) -> Bool) -> [String] {
+        var taken: [String] = []
+        var kept: [Entry] = []
+        var seen = Set<String>()
+        while taken.count < count, let top = popMin() {
+            guard isWaiting(top.url), seen.insert(top.url).inserted else { continue }
+            if canStart(top.url) { taken.append(top.url) } else { kept.append(top) }
         }
-        // Keep the best `count` in a small sorted buffer.
-        var best: [(Date, String)] = []
-        best.reserveCapacity(count + 1)
-        for url in candidates {
-            guard let candidate = key(url) else { continue }
-            if best.count == count, let last = best.last, !(candidate < last) { continue }
-            let position = best.firstIndex { candidate < $0 } ?? best.count
-            best.insert(candidate, at: position)
-            if best.count > count { best.removeLast() }
+        for entry in kept { insert(entry) }
+        return taken
+    }
+
+    /// Rebuilds the heap from the tasks that wait now, dropping every stale entry.
+    mutating func rebuild(_ entries: [Entry]) {
+        heap = entries.sorted()  // a sorted array is a valid heap
+    }
+
+    private mutating func popMin() -> Entry? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count && heap[right] < heap[smallest] { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
         }
-        return best.map(\.1)
+        return top
     }
 }

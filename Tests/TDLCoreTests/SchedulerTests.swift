@@ -103,18 +103,47 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(f.events.filter { $0 == .allDownloadsOver }.count, 1)
     }
 
-    func testSchedulerPicksTheOldestWithoutSortingEverything() {
+    func testTheWaitingQueueGivesTheOldestAndSkipsWhatNoLongerWaits() {
         let base = Date(timeIntervalSinceReferenceDate: 0)
-        var tasks: [String: DownloadTask] = [:]
+        var queue = WaitingQueue()
+        var entries: [WaitingQueue.Entry] = []
         for i in 0 ..< 500 {
-            let url = "u\(i)"
-            tasks[url] = DownloadTask(url: url, fileName: url, directory: "/", addTime: base.addingTimeInterval(Double((i * 7919) % 500)))
+            // Scrambled add times, and pairs with equal times that the URL must order.
+            let entry = WaitingQueue.Entry(addTime: base.addingTimeInterval(Double((i * 7919) % 250)), url: "u\(i)")
+            entries.append(entry)
+            queue.insert(entry)
         }
-        let picked = Scheduler.oldest(3, of: Set(tasks.keys), tasks: tasks)
-        let expected = tasks.values.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.prefix(3).map(\.url)
-        XCTAssertEqual(picked, expected)
-        XCTAssertEqual(Scheduler.oldest(0, of: Set(tasks.keys), tasks: tasks), [])
-        XCTAssertEqual(Scheduler.oldest(1000, of: Set(tasks.keys), tasks: tasks).count, 500)
+        var waiting = Set(entries.map(\.url))
+        let sorted = entries.sorted().map(\.url)
+        // The oldest no longer waits, the next is in the trash: both are passed over.
+        waiting.remove(sorted[0])
+        let trashed = sorted[1]
+        let first = queue.takeOldest(3, isWaiting: { waiting.contains($0) }, canStart: { $0 != trashed })
+        XCTAssertEqual(first, Array(sorted[2 ..< 5]))
+        first.forEach { waiting.remove($0) }
+        // A task that waits again is queued again; its old entry does not start it twice.
+        queue.insert(entries.first { $0.url == sorted[2] }!)
+        waiting.insert(sorted[2])
+        XCTAssertEqual(queue.takeOldest(2, isWaiting: { waiting.contains($0) }, canStart: { $0 != trashed }),
+                       [sorted[2], sorted[5]])
+        // The trashed one was kept: restored, it is the oldest that can start.
+        XCTAssertEqual(queue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: { _ in true }), [trashed])
+        XCTAssertEqual(queue.takeOldest(0, isWaiting: { _ in true }, canStart: { _ in true }), [])
+        XCTAssertEqual(queue.takeOldest(1000, isWaiting: { waiting.contains($0) }, canStart: { _ in true }).count, 494)
+    }
+
+    func testTasksWaitingWhenTheSessionWasSavedStartAfterALoad() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.maxDownloadCount = 2
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let tasks = (0 ..< 4).map { i in
+            DownloadTask(url: "https://example.com/\(i)", fileName: "\(i)", directory: folder, addTime: t0 + Double(3 - i), state: .waiting)
+        }
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: FakeStore(SessionSnapshot(tasks: tasks, settings: settings)))
+        try manager.load()
+        XCTAssertEqual(engine.started, ["https://example.com/3", "https://example.com/2"], "the two oldest first")
     }
 
     func testManagersHaveTheirOwnLimits() {
