@@ -82,26 +82,25 @@ public final class DownloadManager {
         // neither copied nor inserted again, and only the active ones are visited.
         var loaded = snapshot.tasks
         snapshot.tasks = [:]
-        for url in snapshot.activeURLs {
-            guard let index = loaded.index(forKey: url) else { continue }
-            if restoring {
-                if reconcileFinished(&loaded.values[index]) {
-                    dirtyTasks.insert(url)
-                } else {
-                    if loaded.values[index].state == .downloading { interrupted += 1 }
-                    let restored: TaskState = settings.resumeInterruptedOnLaunch ? .waiting : .paused
-                    // Saved as it is now, or a quit before the next change would keep "downloading".
-                    if loaded.values[index].state != restored { dirtyTasks.insert(url) }
-                    loaded.values[index].state = restored
-                }
-            }
-        }
         // Tasks added before the load (none at launch) stay.
         for (url, task) in tasks where loaded[url] == nil { loaded[url] = task }
         tasks = loaded
         loaded = [:]
         for url in snapshot.activeURLs {
-            if let state = tasks[url]?.state, state.isActive { trackState(url, state) }
+            guard let index = tasks.index(forKey: url) else { continue }
+            if restoring {
+                if reconcileFinished(&tasks.values[index]) {
+                    dirtyTasks.insert(url)
+                } else {
+                    if tasks.values[index].state == .downloading { interrupted += 1 }
+                    let restored: TaskState = settings.resumeInterruptedOnLaunch ? .waiting : .paused
+                    // Saved as it is now, or a quit before the next change would keep "downloading".
+                    if tasks.values[index].state != restored { dirtyTasks.insert(url) }
+                    tasks.values[index].state = restored
+                }
+            }
+            let state = tasks.values[index].state
+            if state.isActive { trackState(url, state) }
         }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         if settings.sortType == .manual, let layout = snapshot.manualLayout {
@@ -310,11 +309,14 @@ public final class DownloadManager {
 
     // MARK: - State changes
 
+    /// A task's place in the waiting queue (nil for a URL the manager does not know).
+    func waitingEntry(_ url: String) -> WaitingQueue.Entry? {
+        tasks[url].map { WaitingQueue.Entry(addTime: $0.addTime, url: url) }
+    }
+
     func trackState(_ url: String, _ state: TaskState) {
         if state == .waiting {
-            if waitingSet.insert(url).inserted, let addTime = tasks[url]?.addTime {
-                waitingQueue.insert(WaitingQueue.Entry(addTime: addTime, url: url))
-            }
+            if waitingSet.insert(url).inserted, let entry = waitingEntry(url) { waitingQueue.insert(entry) }
         } else {
             waitingSet.remove(url)
         }
@@ -508,7 +510,7 @@ public final class DownloadManager {
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
         let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
         if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
-            waitingQueue.rebuild(waitingSet.compactMap { url in tasks[url].map { WaitingQueue.Entry(addTime: $0.addTime, url: url) } })
+            waitingQueue.rebuild(waitingSet.compactMap(waitingEntry))
         }
         let next = waitingQueue.takeOldest(free, isWaiting: { waitingSet.contains($0) },
                                            canStart: { tasks[$0]?.deletedAt == nil })
