@@ -101,8 +101,11 @@ public final class SQLiteSessionStore: SessionStore {
         try queue.read { db in
             let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-            // Pages not yet copied into the main file are in the WAL.
-            if pages * pageSize > fileSize(path) + fileSize(path + "-wal") {
+            // Pages not yet copied into the main file are in the WAL. The WAL is measured first:
+            // another process may copy it into the main file and delete it in between, and
+            // measured the other way round both sizes could miss those pages.
+            let walBytes = fileSize(path + "-wal")
+            if pages * pageSize > fileSize(path) + walBytes {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the file is shorter than its header says")
             }
         }
