@@ -1,6 +1,8 @@
 #ifndef TDL_CCURL_SHIM_H
 #define TDL_CCURL_SHIM_H
 #include <curl/curl.h>
+// mallopt: the engine keeps its large per-connection buffers on the heap (see CurlEngine).
+#include <malloc.h>
 
 // glibc declares these only under _GNU_SOURCE, which would change fd_set for this module alone
 // and clash with Dispatch's view of it; declare just the two the part files need.

@@ -29,8 +29,19 @@ public final class CurlEngine: TransferEngine {
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
+    /// Every connection allocates curl's 512 KiB receive buffer and a 256 KiB gather buffer.
+    /// glibc maps chunks that large afresh and gives freed heap back to the kernel, so each new
+    /// connection paid page faults on both (about a tenth of the loop's time for 500 small
+    /// files). Keeping them on the heap and keeping freed heap lets the next connection reuse
+    /// pages already mapped. The cost is bounded: at most 64 MiB of freed heap stays mapped.
+    private static let allocatorTuned: Void = {
+        mallopt(M_MMAP_THRESHOLD, 4 << 20)
+        mallopt(M_TRIM_THRESHOLD, 64 << 20)
+    }()
+
     public init(settings: EngineSettings = .fromEnvironment()) {
         _ = Self.globalInit
+        _ = Self.allocatorTuned
         self.settings = settings
         multi = curl_multi_init()!
         tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)

@@ -8,12 +8,15 @@ final class FileNameTests: XCTestCase {
         XCTAssertEqual(URLCheck.suggestedFileName(for: "http://127.0.0.1:8080/a/b.iso?token=x/y.zip#part"), "b.iso")
         XCTAssertEqual(URLCheck.suggestedFileName(for: "file:///srv/data/report.pdf"), "report.pdf")
         XCTAssertEqual(URLCheck.suggestedFileName(for: "ftp://user:pw@ftp.example.org/dir/file.bin"), "file.bin")
+        XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/dir/sub//"), "sub")
+        XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/a?next=https://other.org/b.zip"), "a")
     }
 
     func testNoPathGivesDownload() {
         XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com"), "download")
         XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/"), "download")
         XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/?q=1"), "download")
+        XCTAssertEqual(URLCheck.suggestedFileName(for: "http://127.0.0.1:8080#top"), "download")
     }
 
     func testPercentEncodingIsDecodedExactlyOnce() {
