@@ -34,6 +34,10 @@ public final class DownloadManager {
     /// The waiting set in start order; see `WaitingQueue`.
     var waitingQueue = WaitingQueue()
     var downloadingSet: Set<String> = []
+    /// Downloading tasks whose bytes are all in, waiting to be made durable: they keep their
+    /// state but not their slot (see `TransferEvent.finishing`), up to `finishingOutsideSlots`.
+    var finishingSet: Set<String> = []
+    static let finishingOutsideSlots = 64
     var meters: [String: SpeedMeter] = [:]
     var overallMeter = SpeedMeter()
     var overallBase: Int64 = 0
@@ -320,7 +324,12 @@ public final class DownloadManager {
         } else {
             waitingSet.remove(url)
         }
-        if state == .downloading { downloadingSet.insert(url) } else { downloadingSet.remove(url) }
+        if state == .downloading {
+            downloadingSet.insert(url)
+        } else {
+            downloadingSet.remove(url)
+            finishingSet.remove(url)
+        }
     }
 
     func setState(_ url: String, _ state: TaskState, reason: FailReason? = nil) {
@@ -482,10 +491,10 @@ public final class DownloadManager {
         set {
             settings.maxDownloadCount = newValue
             markSettingsDirty()
-            if newValue > 0 && downloadingSet.count > newValue {
-                let excess = downloadingSet.compactMap { tasks[$0] }
+            if newValue > 0 && downloadsInSlots > newValue {
+                let excess = downloadingSet.subtracting(finishingSet).compactMap { tasks[$0] }
                     .sorted { ($0.addTime, $0.url) > ($1.addTime, $1.url) }
-                    .prefix(downloadingSet.count - newValue)
+                    .prefix(downloadsInSlots - newValue)
                 for task in excess.reversed() {
                     engine?.stop(url: task.url)
                     setState(task.url, .paused)
@@ -502,13 +511,17 @@ public final class DownloadManager {
         }
     }
 
-    var hasFreeSlot: Bool { settings.maxDownloadCount <= 0 || downloadingSet.count < settings.maxDownloadCount }
+    var hasFreeSlot: Bool { settings.maxDownloadCount <= 0 || downloadsInSlots < settings.maxDownloadCount }
+
+    /// Downloading tasks that take a slot: finishing ones do not, as long as there are not
+    /// too many of them (a disk slower than the network must hold the next downloads back).
+    var downloadsInSlots: Int { downloadingSet.count - min(finishingSet.count, Self.finishingOutsideSlots) }
 
     /// Starts waiting tasks in add-time order while slots are free.
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
-        let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadingSet.count
+        let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadsInSlots
         if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
             waitingQueue.rebuild(waitingSet.compactMap(waitingEntry))
         }
@@ -583,6 +596,13 @@ public final class DownloadManager {
             retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
             markDirty(url)
             onEvent?(.taskChanged(url))
+        case let .finishing(url, started):
+            guard started, downloadingSet.contains(url) else {
+                finishingSet.remove(url)
+                return
+            }
+            finishingSet.insert(url)
+            finishBatch()
         case let .finished(url, path, size):
             guard let before = tasks[url] else { return }
             tasks[url]!.completedPath = path

@@ -18,9 +18,9 @@ public enum FileNameSanitizer {
             }
             scalars.append(scalar)
         }
-        var name = Self.trimmingSpaces(String(scalars))
+        var name = String(String(scalars).trimmingWhitespace())
         while name.hasPrefix(".") { name.removeFirst() }
-        name = Self.trimmingSpaces(name)
+        name = String(name.trimmingWhitespace())
         if name.isEmpty { return nil }
         if name.utf8.count > maxBytes {
             let ext = FileName.fullExtension(name)
@@ -30,15 +30,6 @@ public enum FileNameSanitizer {
             name = stem + keepExt
         }
         return name
-    }
-
-    /// Without white space at either end (Foundation's trimming is slow on every added URL).
-    static func trimmingSpaces(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
-        return String(scalars[first ... last])
     }
 
     /// "name (n).ext" for the n-th alternative, keeping multi-part extensions whole.

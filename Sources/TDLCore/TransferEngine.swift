@@ -47,6 +47,11 @@ public enum TransferEvent: Sendable {
     case note(url: String, text: String, retries: Int)
     /// A transient failure (refused connection, 503…): the engine tries again after a backoff.
     case retrying(url: String, reason: FailReason, attempt: Int, limit: Int)
+    /// Every byte is in and the file waits to be verified and made durable (`started` true), or
+    /// it downloads again because that check failed (false). A finishing file leaves its
+    /// download slot to the next one: making files durable in batches costs one flush of the
+    /// file system per batch, and batches only grow when the network keeps going meanwhile.
+    case finishing(url: String, started: Bool)
     /// The file is verified, fsync'ed and renamed into place.
     case finished(url: String, path: String, size: Int64)
     /// The task failed; its partial bytes (if any) are kept for a later resume.

@@ -206,12 +206,16 @@ public final class SQLiteSessionStore: SessionStore {
                 INSERT INTO segment (session, url, position, start, "end", done) VALUES \(rows)
                 ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
                 """)
-            var values: [(any DatabaseValueConvertible)?] = []
-            values.reserveCapacity(segments.count * 6)
+            var row = RowWriter(upsert, db)
             for (position, segment) in segments.enumerated() {
-                values += [session, url, position, segment.start, segment.end, segment.done]
+                row.bind(session)
+                row.bind(url)
+                row.bind(position)
+                row.bind(segment.start)
+                row.bind(segment.end)
+                row.bind(segment.done)
             }
-            try upsert.execute(arguments: StatementArguments(values))
+            try row.run()
         }
         if writtenSegmentCounts[url] != segments.count {
             let dropTail = try db.cachedStatement(sql: "DELETE FROM segment WHERE session = ? AND url = ? AND position >= ?")

@@ -144,14 +144,30 @@ enum TaskRecord {
     static func upsert(_ task: DownloadTask, session: String, db: Database) throws {
         let metaJSON: String? = task.metaInfo.isEmpty ? nil :
             (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
-        let statement = try db.cachedStatement(sql: upsertSQL)
-        let values: [(any DatabaseValueConvertible)?] = [
-            session, task.url, task.fileName, task.customDisplayName, task.userChoseName, task.directory, task.size,
-            task.received, task.addTime.timeIntervalSince1970, task.state.rawValue, task.failReason?.storageCode,
-            task.mimeType, task.finalURL, task.etag, task.lastModified, task.checksum?.description, task.retries,
-            task.note, metaJSON, task.deletedAt?.timeIntervalSince1970, task.completedPath, task.connections,
-            task.rateLimit,
-        ]
-        try statement.execute(arguments: StatementArguments(values))
+        var row = RowWriter(try db.cachedStatement(sql: upsertSQL), db)
+        row.bind(session)
+        row.bind(task.url)
+        row.bind(task.fileName)
+        row.bind(task.customDisplayName)
+        row.bind(task.userChoseName)
+        row.bind(task.directory)
+        row.bind(task.size)
+        row.bind(task.received)
+        row.bind(task.addTime.timeIntervalSince1970)
+        row.bind(task.state.rawValue)
+        row.bind(task.failReason?.storageCode)
+        row.bind(task.mimeType)
+        row.bind(task.finalURL)
+        row.bind(task.etag)
+        row.bind(task.lastModified)
+        row.bind(task.checksum?.description)
+        row.bind(task.retries)
+        row.bind(task.note)
+        row.bind(metaJSON)
+        row.bind(task.deletedAt?.timeIntervalSince1970)
+        row.bind(task.completedPath)
+        row.bind(task.connections)
+        row.bind(task.rateLimit)
+        try row.run()
     }
 }

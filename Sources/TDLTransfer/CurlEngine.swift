@@ -16,9 +16,12 @@ public final class CurlEngine: TransferEngine {
     let multi: UnsafeMutableRawPointer
     let worker = DispatchQueue(label: "tdl.worker")
     lazy var finisher = Finisher(engine: self)
+    /// The active downloads. One that ends is dropped at once: work it queued on the worker
+    /// holds the download (or its part file) until that work is done.
     var downloads: [String: FileDownload] = [:]
-    /// Downloads that ended but may still receive a worker's answer (kept alive until then).
-    var retired: [ObjectIdentifier: FileDownload] = [:]
+    /// Bytes handed to the worker and not yet written (see `FileDownload.writePending`).
+    let queuedWriteBytes = ByteCounter()
+    static let maxQueuedWriteBytes = 32 << 20
     var globalRateLimit: Int64?
     var rateLimits: [String: Int64] = [:]
     var lastCheckpoint: Double = 0
@@ -29,19 +32,22 @@ public final class CurlEngine: TransferEngine {
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
-    /// Every connection allocates curl's 512 KiB receive buffer and a 256 KiB gather buffer.
-    /// glibc maps chunks that large afresh and gives freed heap back to the kernel, so each new
-    /// connection paid page faults on both (about a tenth of the loop's time for 500 small
-    /// files). Keeping them on the heap and keeping freed heap lets the next connection reuse
-    /// pages already mapped. The cost is bounded: at most 64 MiB of freed heap stays mapped.
-    private static let allocatorTuned: Void = {
+    private static let processSetUp: Void = {
+        // Every connection allocates curl's 512 KiB receive buffer and a 256 KiB gather buffer.
+        // glibc maps chunks that large afresh and gives freed heap back to the kernel, so each
+        // new connection paid page faults on both (about a tenth of the loop's time for 500
+        // small files). Keeping them on the heap, and freed heap mapped (at most 64 MiB), lets
+        // the next connection reuse pages already mapped.
         mallopt(M_MMAP_THRESHOLD, 4 << 20)
         mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        // A file-size limit (`ulimit -f`) must fail the download with "File too large", with its
+        // partial kept, not kill tdl with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
     }()
 
     public init(settings: EngineSettings = .fromEnvironment()) {
         _ = Self.globalInit
-        _ = Self.allocatorTuned
+        _ = Self.processSetUp
         self.settings = settings
         multi = curl_multi_init()!
         tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
@@ -106,6 +112,7 @@ public final class CurlEngine: TransferEngine {
         drainFinishedTransfers()
         runPosted()
         runDueTimers()
+        finisher.runIfDue()
         let t = now
         // Twice a second: a crash loses at most half a second of transfer.
         if t - lastCheckpoint >= 0.5 {
@@ -123,7 +130,10 @@ public final class CurlEngine: TransferEngine {
 
     public func shutdown() {
         for url in Array(downloads.keys) { stop(url: url) }
-        // Let every pending sync finish so the last checkpoints are reported before exit.
+        // Files waiting for a batch are finished now, and every pending sync is let finish, so
+        // the last checkpoints are reported before exit.
+        finisher.hurry = true
+        finisher.runIfDue()
         worker.sync {}
         runPosted()
         worker.sync {}
@@ -145,15 +155,10 @@ public final class CurlEngine: TransferEngine {
         curl_multi_remove_handle(multi, connection.handle)
     }
 
-    /// The download left the active set; it stays alive until the worker has nothing of it.
+    /// The download left the active set.
     func forget(_ url: String) {
-        guard let download = downloads.removeValue(forKey: url) else { return }
+        downloads[url] = nil
         rateLimits[url] = nil
-        let key = ObjectIdentifier(download)
-        retired[key] = download
-        worker.async { [weak self] in
-            self?.post { self?.retired[key] = nil }
-        }
     }
 
     /// Worker → loop: queue `work` and wake the loop.
@@ -214,8 +219,16 @@ public final class CurlEngine: TransferEngine {
         }
     }
 
+    /// Whether some connection may still carry a limit from the last time limits were set.
+    private var limitsApplied = false
+
     /// Every connection gets an equal share of its task's limit and of the global one.
     private func applyRateLimits() {
+        // Without any limit there is nothing to share out (this runs for every started and
+        // ended transfer), only once to lift the limits of the last time.
+        let anyLimit = globalRateLimit != nil || !rateLimits.isEmpty
+        guard anyLimit || limitsApplied else { return }
+        limitsApplied = anyLimit
         let all = downloads.values.flatMap(\.connections)
         let globalShare = globalRateLimit.map { $0 / Int64(max(1, all.count)) }
         for download in downloads.values {

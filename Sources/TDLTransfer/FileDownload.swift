@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// One file on its way down: its part file, its segments, the connections filling them,
-/// retries and checkpoints. Lives on the event loop; only the part file's syncs run elsewhere.
+/// retries and checkpoints. Lives on the event loop. The part file's writes, truncations and
+/// syncs run on the engine's one serial worker, so each happens after those queued before it.
 final class FileDownload {
     struct LiveSegment {
         var start: Int64
@@ -96,8 +97,8 @@ final class FileDownload {
             }
         } else {
             if job.partFileIsOurs, let existing = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
-                try? existing.truncate()
                 part = existing
+                truncatePart()
             }
             segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
         }
@@ -121,7 +122,7 @@ final class FileDownload {
         generation += 1
         for connection in connections { engine.remove(connection) }
         segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
-        try? part?.truncate()
+        truncatePart()
         etag = nil
         lastModified = nil
         size = nil
@@ -269,24 +270,54 @@ final class FileDownload {
         return n
     }
 
-    /// Writes a connection's gathered bytes; on failure they are taken back from `written`,
-    /// so no checkpoint ever counts bytes that are not in the file.
+    /// Hands a connection's gathered bytes to the worker, which writes them while the loop goes
+    /// on with the network (for many small files the writes were a fifth of the loop's time).
+    /// Syncs, truncations and the finish are queued behind them on the same serial worker, so
+    /// they always see these bytes. When too much waits there (a slow disk, a long fdatasync
+    /// ahead), the loop writes itself: the network slows down instead of memory filling up.
+    /// A failed write by the loop is taken back from `written`; one by the worker is kept by
+    /// the part file, which then fails every later sync.
     func writePending(_ connection: Connection) -> FileError? {
         guard let part, !connection.pending.isEmpty else { return nil }
         let count = connection.pending.count
+        let offset = connection.pendingOffset
+        bytesSinceWriteback += Int64(count)
+        let startWriteback = bytesSinceWriteback >= 32 << 20
+        if startWriteback { bytesSinceWriteback = 0 }
+        if engine.queuedWriteBytes.add(count) <= CurlEngine.maxQueuedWriteBytes {
+            let bytes = connection.pending
+            connection.pending = []
+            engine.worker.async { [engine] in
+                let error = part.writeQueued(bytes, at: offset)
+                engine.queuedWriteBytes.add(-count)
+                if let error { engine.post { self.queuedWriteFailed(error) } }
+                if startWriteback { part.startWriteback() }
+            }
+            return nil
+        }
+        engine.queuedWriteBytes.add(-count)
         defer { connection.pending.removeAll(keepingCapacity: true) }
         do {
-            try connection.pending.withUnsafeBytes { try part.write($0.baseAddress!, count: count, at: connection.pendingOffset) }
+            try connection.pending.withUnsafeBytes { try part.write($0.baseAddress!, count: count, at: offset) }
         } catch {
             segments[connection.segmentIndex].written -= Int64(count)
             return error as? FileError ?? .other("\(error)")
         }
-        bytesSinceWriteback += Int64(count)
-        if bytesSinceWriteback >= 32 << 20 {
-            bytesSinceWriteback = 0
-            engine.worker.async { part.startWriteback() }
-        }
+        if startWriteback { engine.worker.async { part.startWriteback() } }
         return nil
+    }
+
+    /// The worker could not write bytes this download had taken: it fails, keeping what was
+    /// made durable. During a finish the finisher reports the failure itself.
+    func queuedWriteFailed(_ error: FileError) {
+        guard !stopped, !finishing, engine.downloads[url] === self else { return }
+        failNow(error.reason)
+    }
+
+    /// Empties the part file after the writes already queued.
+    func truncatePart() {
+        guard let part else { return }
+        engine.worker.async { try? part.truncate() }
     }
 
     /// Every connection's gathered bytes to the file; the first failure, if any.
@@ -470,20 +501,24 @@ final class FileDownload {
         for i in segments.indices { segments[i].connection = nil }
     }
 
+    /// Ends the download with `reason`. The offsets it keeps are those written, once a sync
+    /// says they are on disk; when the sync (or a queued write) failed, those of the last
+    /// checkpoint, which were.
     func failNow(_ reason: FailReason) {
         stop()
-        let snapshot = segments.map { Segment(start: $0.start, end: $0.end, done: $0.written) }
-        let finalize = { [engine, url] in
-            engine.report(.failed(url: url, reason: reason, segments: snapshot))
+        let written = segments.map { Segment(start: $0.start, end: $0.end, done: $0.written) }
+        let durable = segments.map { Segment(start: $0.start, end: $0.end, done: $0.durable) }
+        let finalize = { [engine, url] (segments: [Segment]) in
+            engine.report(.failed(url: url, reason: reason, segments: segments))
             engine.forget(url)
         }
         if let part {
             engine.worker.async { [engine = self.engine] in
-                _ = try? part.syncData()
-                engine.post(finalize)
+                let synced = (try? part.syncData()) != nil
+                engine.post { finalize(synced ? written : durable) }
             }
         } else {
-            finalize()
+            finalize(written)
         }
     }
 
@@ -494,9 +529,8 @@ final class FileDownload {
             return
         }
         finishing = true
-        let expectedSize = size
-        let checksum = job.checksum
-        engine.finisher.enqueue(part: part, expectedSize: expectedSize, checksum: checksum) { result in
+        engine.report(.finishing(url: url, started: true))
+        engine.finisher.enqueue(part: part, expectedSize: size, checksum: job.checksum) { result in
             self.finished(result)
         }
     }
@@ -510,15 +544,17 @@ final class FileDownload {
         case .checksumMismatch(let expected, let actual):
             checksumFailures += 1
             if checksumFailures > job.maxRetries {
-                try? part?.truncate()
+                truncatePart()
                 segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
                 return failNow(.checksumMismatch(expected: expected, actual: actual))
             }
             engine.report(.note(url: url, text: "checksum mismatch: downloading again (\(checksumFailures) of \(job.maxRetries))", retries: checksumFailures))
+            engine.report(.finishing(url: url, started: false))
             resetToZero()
             fillConnections()
         case .sizeMismatch(let expected, let actual):
             engine.report(.note(url: url, text: "size is \(actual), expected \(expected): restarted from zero", retries: failures))
+            engine.report(.finishing(url: url, started: false))
             resetToZero()
             fillConnections()
         case .failed(let reason):

@@ -57,8 +57,27 @@ final class PartFile {
         return fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
     }
 
-    func truncate(to length: Int64 = 0) throws {
-        if ftruncate(fd, off_t(length)) != 0 { throw FileError.from(errno, partPath) }
+    /// The first queued write that failed. From then on nothing more is written and every sync
+    /// reports it, so no checkpoint and no finish counts bytes that never reached the file.
+    /// Worker thread only, like the queued writes themselves.
+    private(set) var failedWrite: FileError?
+
+    /// Worker: a write queued by the loop (see `FileDownload.writePending`).
+    func writeQueued(_ bytes: [UInt8], at offset: Int64) -> FileError? {
+        guard failedWrite == nil else { return nil }
+        do {
+            try bytes.withUnsafeBytes { try write($0.baseAddress!, count: $0.count, at: offset) }
+            return nil
+        } catch {
+            failedWrite = error as? FileError ?? .other("\(error)")
+            return failedWrite
+        }
+    }
+
+    /// Worker: empties the file, after the writes queued before; older failures no longer matter.
+    func truncate() throws {
+        failedWrite = nil
+        if ftruncate(fd, 0) != 0 { throw FileError.from(errno, partPath) }
     }
 
     /// Writes all of `count` bytes at `offset`.
@@ -80,12 +99,14 @@ final class PartFile {
     }
 
     func syncData() throws {
+        if let failedWrite { throw failedWrite }
         if fdatasync(fd) != 0 { throw FileError.from(errno, partPath) }
     }
 
     /// fsync, then rename `name.part` to a free final name (never replacing a file), then fsync
     /// the directory so the rename itself is durable. Returns the final path.
     func finish(syncingFile: Bool = true, syncingDirectory: Bool = true) throws -> String {
+        if let failedWrite { throw failedWrite }
         if syncingFile && fsync(fd) != 0 { throw FileError.from(errno, partPath) }
         let from = partPath
         for n in 0..<10_000 {

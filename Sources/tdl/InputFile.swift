@@ -20,7 +20,7 @@ struct InputFile {
     init(text: String) {
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if line.first == " " || line.first == "\t" {
                 guard !entries.isEmpty else {

@@ -60,6 +60,39 @@ final class NginxDownloadTests: XCTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("small (1).bin")), Self.sums["small.bin"])
     }
 
+    /// `ulimit -f` below the file's size makes a write fail (EFBIG) on the engine's worker. The
+    /// task fails with the reason in words instead of the program dying of SIGXFSZ, its partial
+    /// stays, the progress it keeps never counts a byte that is not on disk, and once the limit
+    /// is lifted a resume continues from there and ends byte-identical.
+    func testAFileSizeLimitFailsTheTaskAndTheResumeEndsIdentical() throws {
+        let harness = EngineHarness(connections: 1)
+        let url = Self.nginx.url("big.bin")
+        let limit: rlim_t = 5_000_000
+        var saved = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        var limited = saved
+        limited.rlim_cur = limit
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited), 0)
+        harness.manager.add([url])
+        harness.runUntilIdle()
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+
+        let failed = try XCTUnwrap(harness.manager.task(url))
+        XCTAssertEqual(failed.state, .failed)
+        XCTAssertTrue(failed.failReason?.message.contains("File too large") == true, "\(String(describing: failed.failReason))")
+        XCTAssertEqual(harness.files(), ["big.bin.part"], "the partial is kept")
+        let part = try Data(contentsOf: URL(fileURLWithPath: harness.downloads.file("big.bin.part")))
+        XCTAssertLessThanOrEqual(part.count, Int(limit))
+        XCTAssertLessThanOrEqual(failed.received, Int64(part.count), "kept progress counts only bytes on disk")
+        let source = try Data(contentsOf: URL(fileURLWithPath: Self.site.file("big.bin")))
+        XCTAssertEqual(part.prefix(Int(failed.received)), source.prefix(Int(failed.received)))
+
+        harness.manager.resumeTasks([url])
+        harness.runUntilIdle()
+        XCTAssertEqual(harness.manager.task(url)?.state, .finished)
+        XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("big.bin")), Self.sums["big.bin"])
+    }
+
     func testPauseThenResumeContinuesAndEndsIdentical() throws {
         let harness = EngineHarness(connections: 4)
         let url = Self.nginx.url("big.bin")
