@@ -15,6 +15,31 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(f.engine.started, [urls[0], urls[1], urls[2], urls[3], urls[4]])
     }
 
+    func testAFileBeingMadeDurableLeavesItsSlotToTheNext() {
+        let f = Fixture(limit: 2)
+        let urls = f.add(["a", "b", "c", "d"])
+        XCTAssertEqual(f.engine.started, [urls[0], urls[1]])
+        f.engine.onEvent?(.finishing(url: urls[0], started: true))
+        XCTAssertEqual(f.engine.started.last, urls[2], "c starts while a is made durable")
+        XCTAssertEqual(f.manager.state(of: urls[0]), .downloading, "a is not done before it is durable")
+        // a's check failed: it downloads again and takes a slot back, so d waits for two ends.
+        f.engine.onEvent?(.finishing(url: urls[0], started: false))
+        f.finish(urls[1])
+        XCTAssertEqual(f.manager.state(of: urls[3]), .waiting)
+        f.finish(urls[0])
+        XCTAssertEqual(f.engine.started.last, urls[3])
+    }
+
+    func testFinishingFilesFreeSlotsOnlyUpToABound() {
+        let f = Fixture(limit: 1)
+        let bound = DownloadManager.finishingOutsideSlots
+        f.add((0 ..< bound + 5).map { "f\($0)" })
+        for _ in 0 ... bound {
+            f.engine.onEvent?(.finishing(url: f.engine.started.last!, started: true))
+        }
+        XCTAssertEqual(f.engine.started.count, bound + 1, "a disk slower than the network holds the next downloads back")
+    }
+
     func testOneBatchStartsInTheOrderGiven() {
         let f = Fixture(limit: 2)
         let urls = ["https://example.com/z", "https://example.com/a", "https://example.com/m"]

@@ -8,12 +8,17 @@ final class NginxDownloadTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-site")
     static var nginx: LoopbackNginx!
     static var sums: [String: String] = [:]
+    static let manyCount = 40
 
     override class func setUp() {
         do {
             for (name, size) in [("small.bin", 300_000), ("big.bin", 48_000_000), ("empty.bin", 0)] {
                 try TestFiles.make(site.file(name), size: size, seed: UInt64(size))
                 sums[name] = try Processes.sha256(ofFile: site.file(name))
+            }
+            try FileManager.default.createDirectory(atPath: site.file("many"), withIntermediateDirectories: true)
+            for k in 0 ..< manyCount {
+                try TestFiles.make(site.file("many/\(k).bin"), size: 20_000 + 997 * k, seed: UInt64(1000 + k))
             }
             nginx = try LoopbackNginx(root: site.path)
         } catch {
@@ -47,6 +52,22 @@ final class NginxDownloadTests: XCTestCase {
         XCTAssertEqual(tasks.map(\.state), [.finished, .finished])
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("small.bin")), Self.sums["small.bin"])
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: harness.downloads.file("empty.bin"))[.size] as? Int, 0)
+    }
+
+    /// Many small files, a few at a time: files whose bytes are in leave their slot while they
+    /// wait to be made durable in batches, and each still ends complete under its own name.
+    func testManySmallFilesAllEndIdenticalWithNothingLeftOver() throws {
+        let harness = EngineHarness(connections: 1)
+        harness.manager.maxDownloadCount = 8
+        let urls = (0 ..< Self.manyCount).map { Self.nginx.url("many/\($0).bin") }
+        let tasks = harness.download(urls)
+        XCTAssertEqual(tasks.filter { $0.state == .finished }.count, Self.manyCount)
+        XCTAssertEqual(harness.files(), (0 ..< Self.manyCount).map { "\($0).bin" }.sorted())
+        for k in 0 ..< Self.manyCount {
+            let got = try Data(contentsOf: URL(fileURLWithPath: harness.downloads.file("\(k).bin")))
+            let want = try Data(contentsOf: URL(fileURLWithPath: Self.site.file("many/\(k).bin")))
+            XCTAssertEqual(got, want, "\(k).bin")
+        }
     }
 
     func testAnExistingFileIsNeverOverwritten() throws {
