@@ -73,7 +73,7 @@ public final class CurlEngine: TransferEngine {
     public func stop(url: String) {
         guard let download = downloads[url] else { return }
         download.stop()
-        forget(url)
+        forget(download)
         // The bytes written so far become durable and are reported once more.
         download.checkpoint(final: true)
     }
@@ -155,10 +155,12 @@ public final class CurlEngine: TransferEngine {
         curl_multi_remove_handle(multi, connection.handle)
     }
 
-    /// The download left the active set.
-    func forget(_ url: String) {
-        downloads[url] = nil
-        rateLimits[url] = nil
+    /// The download left the active set. Only that one: a finish or failure that arrives after
+    /// a stop must not drop a newer download of the same URL.
+    func forget(_ download: FileDownload) {
+        guard downloads[download.url] === download else { return }
+        downloads[download.url] = nil
+        rateLimits[download.url] = nil
     }
 
     /// Worker → loop: queue `work` and wake the loop.

@@ -510,7 +510,7 @@ final class FileDownload {
         let durable = segments.map { Segment(start: $0.start, end: $0.end, done: $0.durable) }
         let finalize = { [engine, url] (segments: [Segment]) in
             engine.report(.failed(url: url, reason: reason, segments: segments))
-            engine.forget(url)
+            engine.forget(self)
         }
         if let part {
             engine.worker.async { [engine = self.engine] in
@@ -540,7 +540,7 @@ final class FileDownload {
         switch result {
         case .done(let path, let bytes):
             engine.report(.finished(url: url, path: path, size: bytes))
-            engine.forget(url)
+            engine.forget(self)
         case .checksumMismatch(let expected, let actual):
             checksumFailures += 1
             if checksumFailures > job.maxRetries {

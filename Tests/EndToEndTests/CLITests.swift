@@ -68,6 +68,41 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: blocked, encoding: .utf8), "x")
     }
 
+    /// A disk that fills up while tdl writes: a 1 MiB tmpfs mounted in a private mount
+    /// namespace (`unshare`, no root needed), and a file of unknown size (chunked) so the
+    /// free-space check cannot see it coming. The download fails with "disk full", the partial
+    /// stays, it holds the server's bytes, and the session keeps no more progress than that.
+    func testDiskFullWhileWritingFailsWithTheReasonAndKeepsThePartial() throws {
+        guard let unshare = Processes.which("unshare"),
+              try Processes.run(unshare, ["--user", "--map-root-user", "--mount", "true"]).status == 0 else {
+            throw XCTSkip("this kernel does not allow a private mount namespace")
+        }
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), small = TemporaryDirectory(), kept = TemporaryDirectory()
+        let url = server.url("/file/full.bin?size=3000000&seed=7&chunked=1")
+        // The tmpfs lives only as long as the namespace: the partial is copied out before it ends.
+        let script = """
+            mount -t tmpfs -o size=1m tdl-test "$1" || exit 99
+            TDL_HOME="$2" "$3" get -q -d "$1" "$4"
+            echo "exit=$?"
+            cp "$1/full.bin.part" "$5/full.bin.part"
+            """
+        let inside = try Processes.run(unshare, ["--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
+                                                 small.path, home.path, Processes.tdlBinary, url, kept.path])
+        XCTAssertTrue(inside.stdout.contains("exit=1"), "a failed download exits with 1: " + inside.stdout + inside.stderr)
+        XCTAssertTrue(inside.stderr.contains("disk full"), inside.stderr)
+
+        let partial = try Data(contentsOf: URL(fileURLWithPath: kept.file("full.bin.part")))
+        XCTAssertGreaterThan(partial.count, 500_000, "the bytes that fit are kept")
+        let whole = kept.file("whole.bin")
+        try Processes.run(Processes.which("curl") ?? "/usr/bin/curl", ["-s", "-o", whole, server.url("/file/full.bin?size=3000000&seed=7")])
+        let source = try Data(contentsOf: URL(fileURLWithPath: whole))
+        XCTAssertEqual(partial, source.prefix(partial.count), "the partial holds the server's bytes")
+
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertTrue(list.stdout.contains("disk full"), list.stdout)
+    }
+
     func testResumeAfterKillIsByteIdenticalAndFetchesLittleTwice() throws {
         let server = try FaultServer()
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
