@@ -261,7 +261,7 @@ final class FileDownload {
             }
             connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: n))
             segments[i].written += Int64(n)
-            if connection.pending.count >= Self.gatherSize, let error = writePending(connection) {
+            if connection.pending.count >= Self.gatherSize, let error = writePending(connection, inBackground: false) {
                 connection.stopReason = .writeFailed(error)
                 return 0
             }
@@ -270,21 +270,24 @@ final class FileDownload {
         return n
     }
 
-    /// Hands a connection's gathered bytes to the worker, which writes them while the loop goes
-    /// on with the network (for many small files the writes were a fifth of the loop's time).
-    /// Syncs, truncations and the finish are queued behind them on the same serial worker, so
-    /// they always see these bytes. When too much waits there (a slow disk, a long fdatasync
-    /// ahead), the loop writes itself: the network slows down instead of memory filling up.
+    /// Writes a connection's gathered bytes. The last bytes of a transfer (all of a small file)
+    /// go to the worker, which writes them while the loop goes on with the network: for many
+    /// small files the writes were a fifth of the loop's time. Syncs, truncations and the
+    /// finish are queued behind them on the same serial worker, so they always see these
+    /// bytes. A full buffer in the middle of a transfer is written by the loop itself
+    /// (`inBackground` false): handing every 256 KiB of a large file to the other thread cost
+    /// half as much CPU again, for no gain in time. When too much waits on the worker (a slow
+    /// disk, a long fdatasync ahead) the loop writes too, so memory does not fill up.
     /// A failed write by the loop is taken back from `written`; one by the worker is kept by
     /// the part file, which then fails every later sync.
-    func writePending(_ connection: Connection) -> FileError? {
+    func writePending(_ connection: Connection, inBackground: Bool = true) -> FileError? {
         guard let part, !connection.pending.isEmpty else { return nil }
         let count = connection.pending.count
         let offset = connection.pendingOffset
         bytesSinceWriteback += Int64(count)
         let startWriteback = bytesSinceWriteback >= 32 << 20
         if startWriteback { bytesSinceWriteback = 0 }
-        if engine.queuedWriteBytes.add(count) <= CurlEngine.maxQueuedWriteBytes {
+        if inBackground && engine.queuedWriteBytes.add(count) <= CurlEngine.maxQueuedWriteBytes {
             let bytes = connection.pending
             connection.pending = []
             engine.worker.async { [engine] in
@@ -295,7 +298,7 @@ final class FileDownload {
             }
             return nil
         }
-        engine.queuedWriteBytes.add(-count)
+        if inBackground { engine.queuedWriteBytes.add(-count) }
         defer { connection.pending.removeAll(keepingCapacity: true) }
         do {
             try connection.pending.withUnsafeBytes { try part.write($0.baseAddress!, count: count, at: offset) }
