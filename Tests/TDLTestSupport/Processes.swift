@@ -127,7 +127,9 @@ public final class Locked<T>: @unchecked Sendable {
     public func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
 }
 
-/// A fresh folder under /tmp, removed when the test object goes away.
+/// A fresh folder under /tmp, removed when the test object goes away, or at the latest when
+/// the test process exits: XCTest keeps every test case object, and a test class's static
+/// sites are never released (they hold files of up to 48 MB).
 public final class TemporaryDirectory {
     public let path: String
 
@@ -135,9 +137,21 @@ public final class TemporaryDirectory {
         let template = NSTemporaryDirectory() + "\(prefix)-XXXXXX"
         var bytes = Array(template.utf8CString)
         path = bytes.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        _ = Self.removeLeftoversAtExit
+        Self.leftovers.set(Self.leftovers.get().union([path]))
     }
 
     public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+        Self.leftovers.set(Self.leftovers.get().subtracting([path]))
+    }
+
+    private static let leftovers = Locked(Set<String>())
+    private static let removeLeftoversAtExit: Void = {
+        atexit {
+            for path in TemporaryDirectory.leftovers.get() { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }()
 }
