@@ -521,13 +521,16 @@ public final class DownloadManager {
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
-        let free = settings.maxDownloadCount <= 0 ? Int.max : settings.maxDownloadCount - downloadsInSlots
         if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
             waitingQueue.rebuild(waitingSet.compactMap(waitingEntry))
         }
-        let next = waitingQueue.takeOldest(free, isWaiting: { waitingSet.contains($0) },
-                                           canStart: { tasks[$0]?.deletedAt == nil })
-        for url in next { start(url) }
+        // One at a time, the slot checked before each: an engine may report an event from
+        // inside `start` (a file already complete begins finishing, a missing folder fails)
+        // that schedules again, and a list taken before would then overfill the slots.
+        while hasFreeSlot, let url = waitingQueue.takeOldest(1, isWaiting: { waitingSet.contains($0) },
+                                                               canStart: { tasks[$0]?.deletedAt == nil }).first {
+            start(url)
+        }
     }
 
     func start(_ url: String) {

@@ -30,6 +30,15 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(f.engine.started.last, urls[3])
     }
 
+    func testAFileCompleteAtItsStartDoesNotOverfillTheSlots() {
+        let f = Fixture(limit: 2)
+        let urls = ["a", "b", "c", "d"].map(Fixture.url)
+        f.engine.completeOnStart = [urls[0]]
+        f.manager.add(urls)
+        XCTAssertEqual(f.engine.started, [urls[0], urls[1], urls[2]], "a leaves its slot at once; b and c take the two")
+        XCTAssertEqual(f.manager.state(of: urls[3]), .waiting)
+    }
+
     func testFinishingFilesFreeSlotsOnlyUpToABound() {
         let f = Fixture(limit: 1)
         let bound = DownloadManager.finishingOutsideSlots

@@ -10,7 +10,13 @@ final class FakeEngine: TransferEngine {
     private(set) var stopped: [String] = []
     var live: [String: Int64] = [:]
 
-    func start(_ job: TransferJob) { started.append(job.url) }
+    /// URLs whose bytes are all there already: the engine says so from inside `start`.
+    var completeOnStart: Set<String> = []
+
+    func start(_ job: TransferJob) {
+        started.append(job.url)
+        if completeOnStart.contains(job.url) { onEvent?(.finishing(url: job.url, started: true)) }
+    }
     func stop(url: String) { stopped.append(url) }
     func liveProgress() -> [String: Int64] { live }
     func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
