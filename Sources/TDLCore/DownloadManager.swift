@@ -37,6 +37,8 @@ public final class DownloadManager {
     /// Downloading tasks whose bytes are all in, waiting to be made durable: they keep their
     /// state but not their slot (see `TransferEvent.finishing`), up to `finishingOutsideSlots`.
     var finishingSet: Set<String> = []
+    /// True inside `schedule`, which an engine event from `start` may call again.
+    var scheduling = false
     static let finishingOutsideSlots = 64
     var meters: [String: SpeedMeter] = [:]
     var overallMeter = SpeedMeter()
@@ -521,12 +523,16 @@ public final class DownloadManager {
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
+        // An engine may report an event from inside `start` (a file already complete begins
+        // finishing, a missing folder fails) that schedules again: that call returns at once,
+        // and this loop, which checks for a free slot before each start, goes on instead.
+        // (Recursing once per task could exhaust the stack with thousands of failing tasks.)
+        guard !scheduling else { return }
+        scheduling = true
+        defer { scheduling = false }
         if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
             waitingQueue.rebuild(waitingSet.compactMap(waitingEntry))
         }
-        // One at a time, the slot checked before each: an engine may report an event from
-        // inside `start` (a file already complete begins finishing, a missing folder fails)
-        // that schedules again, and a list taken before would then overfill the slots.
         while hasFreeSlot, let url = waitingQueue.takeOldest(1, isWaiting: { waitingSet.contains($0) },
                                                                canStart: { tasks[$0]?.deletedAt == nil }).first {
             start(url)

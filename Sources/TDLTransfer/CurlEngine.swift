@@ -22,6 +22,10 @@ public final class CurlEngine: TransferEngine {
     /// Bytes handed to the worker and not yet written (see `FileDownload.writePending`).
     let queuedWriteBytes = ByteCounter()
     static let maxQueuedWriteBytes = 32 << 20
+    /// Truncations queued on the worker and not yet done. While there are any, every write
+    /// goes through the worker too: one written by the loop could land before the truncation
+    /// and be erased by it (truncations are rare: restarts from zero, failed checks).
+    var truncationsQueued = 0
     var globalRateLimit: Int64?
     var rateLimits: [String: Int64] = [:]
     var lastCheckpoint: Double = 0
@@ -41,7 +45,7 @@ public final class CurlEngine: TransferEngine {
         mallopt(M_MMAP_THRESHOLD, 4 << 20)
         mallopt(M_TRIM_THRESHOLD, 64 << 20)
         // A file-size limit (`ulimit -f`) must fail the download with "File too large", with its
-        // partial kept, not kill tdl with SIGXFSZ.
+        // partial kept, not kill tdl with SIGXFSZ. (Hooks get the default back when spawned.)
         signal(SIGXFSZ, SIG_IGN)
     }()
 
@@ -71,7 +75,9 @@ public final class CurlEngine: TransferEngine {
     }
 
     public func stop(url: String) {
-        guard let download = downloads[url] else { return }
+        // A file whose bytes are all in is finished, not stopped: it is complete, and stopping
+        // it would let a new download of the URL reopen the part file the finisher renames.
+        guard let download = downloads[url], !download.finishing else { return }
         download.stop()
         forget(download)
         // The bytes written so far become durable and are reported once more.
@@ -134,10 +140,12 @@ public final class CurlEngine: TransferEngine {
         // the last checkpoints are reported before exit.
         finisher.hurry = true
         finisher.runIfDue()
-        worker.sync {}
-        runPosted()
-        worker.sync {}
-        runPosted()
+        // A finish may fail and queue a sync whose report comes back later: go on until the
+        // worker has nothing more to say.
+        repeat {
+            finisher.runIfDue()
+            worker.sync {}
+        } while runPosted() || !finisher.isIdle
     }
 
     // MARK: - Used by downloads
@@ -177,13 +185,17 @@ public final class CurlEngine: TransferEngine {
 
     // MARK: - Loop internals
 
-    private func runPosted() {
+    /// Runs what the worker posted; true when there was anything.
+    @discardableResult
+    private func runPosted() -> Bool {
+        var ranAny = false
         while true {
             postedLock.lock()
             let work = posted
             posted.removeAll()
             postedLock.unlock()
-            if work.isEmpty { return }
+            if work.isEmpty { return ranAny }
+            ranAny = true
             for item in work { item() }
         }
     }

@@ -287,18 +287,20 @@ final class FileDownload {
         bytesSinceWriteback += Int64(count)
         let startWriteback = bytesSinceWriteback >= 32 << 20
         if startWriteback { bytesSinceWriteback = 0 }
-        if inBackground && engine.queuedWriteBytes.add(count) <= CurlEngine.maxQueuedWriteBytes {
+        let mustQueue = engine.truncationsQueued > 0
+        if mustQueue || inBackground && engine.queuedWriteBytes.add(0) + count <= CurlEngine.maxQueuedWriteBytes {
+            engine.queuedWriteBytes.add(count)
             let bytes = connection.pending
             connection.pending = []
+            let takenIn = generation
             engine.worker.async { [engine] in
                 let error = part.writeQueued(bytes, at: offset)
                 engine.queuedWriteBytes.add(-count)
-                if let error { engine.post { self.queuedWriteFailed(error) } }
+                if let error { engine.post { if takenIn == self.generation { self.queuedWriteFailed(error) } } }
                 if startWriteback { part.startWriteback() }
             }
             return nil
         }
-        if inBackground { engine.queuedWriteBytes.add(-count) }
         defer { connection.pending.removeAll(keepingCapacity: true) }
         do {
             try connection.pending.withUnsafeBytes { try part.write($0.baseAddress!, count: count, at: offset) }
@@ -317,10 +319,15 @@ final class FileDownload {
         failNow(error.reason)
     }
 
-    /// Empties the part file after the writes already queued.
+    /// Empties the part file after the writes already queued; the writes that follow are
+    /// queued behind it (see `CurlEngine.truncationsQueued`).
     func truncatePart() {
         guard let part else { return }
-        engine.worker.async { try? part.truncate() }
+        engine.truncationsQueued += 1
+        engine.worker.async { [engine] in
+            try? part.truncate()
+            engine.post { engine.truncationsQueued -= 1 }
+        }
     }
 
     /// Every connection's gathered bytes to the file; the first failure, if any.

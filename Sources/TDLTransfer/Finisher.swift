@@ -43,6 +43,9 @@ final class Finisher {
         self.engine = engine
     }
 
+    /// No batch running and none waiting.
+    var isIdle: Bool { !running && queued.isEmpty }
+
     /// Called on the loop; the completion comes back on the loop.
     func enqueue(part: PartFile, expectedSize: Int64?, checksum: Checksum?, completion: @escaping (Result) -> Void) {
         if queued.isEmpty {
@@ -93,14 +96,24 @@ final class Finisher {
             }
         }
         let ready = batch.indices.filter { results[$0] == nil }
-        // One syncfs flushes every file of the batch (what `sync -f` does) and, since Linux 5.8,
-        // reports a write error of any of them; when it fails each file is fsync'ed to find which.
-        let batchSynced = ready.count > 1 && tdl_syncfs(batch[ready[0]].part.fd) == 0
+        // One syncfs per file system flushes every file of the batch on it (what `sync -f`
+        // does) and, since Linux 5.8, reports a write error of any of them; when it fails, or
+        // a file is alone on its file system, that file is fsync'ed itself.
+        var byDevice: [UInt64: [Int]] = [:]
+        for k in ready {
+            var info = stat()
+            let device = fstat(batch[k].part.fd, &info) == 0 ? UInt64(info.st_dev) : UInt64.max
+            byDevice[device, default: []].append(k)
+        }
+        var synced = Set<Int>()
+        for (device, members) in byDevice where device != .max && members.count > 1 {
+            if tdl_syncfs(batch[members[0]].part.fd) == 0 { synced.formUnion(members) }
+        }
         var directories = Set<String>()
         for k in ready {
             let item = batch[k]
             do {
-                let path = try item.part.finish(syncingFile: !batchSynced, syncingDirectory: false)
+                let path = try item.part.finish(syncingFile: !synced.contains(k), syncingDirectory: false)
                 directories.insert(item.part.directory)
                 results[k] = .done(path: path, size: item.part.size)
             } catch let error as FileError {

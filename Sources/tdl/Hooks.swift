@@ -70,9 +70,18 @@ final class HookRunner {
         if silenceOutput {
             for fd: Int32 in [1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0) }
         }
+        // tdl ignores SIGXFSZ (a file-size limit fails a download instead); a hook gets the default.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGXFSZ)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
         let status = withCStrings(argv) { cArgv in
-            withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, &actions, nil, cArgv, cEnvp) }
+            withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, &actions, &attributes, cArgv, cEnvp) }
         }
         if status == 0 { running.insert(pid) }
         if status != 0 {
