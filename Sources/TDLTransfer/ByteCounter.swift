@@ -2,15 +2,19 @@ import Foundation
 
 /// A count shared by the loop and the worker.
 final class ByteCounter: @unchecked Sendable {
-    private var value = 0
+    private var total = 0
     private let lock = NSLock()
 
-    /// Adds `delta` (negative to subtract) and returns the new count.
-    @discardableResult
-    func add(_ delta: Int) -> Int {
+    var value: Int {
         lock.lock()
         defer { lock.unlock() }
-        value += delta
-        return value
+        return total
+    }
+
+    /// Adds `delta` (negative to subtract).
+    func add(_ delta: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        total += delta
     }
 }

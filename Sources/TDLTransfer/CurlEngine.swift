@@ -139,7 +139,6 @@ public final class CurlEngine: TransferEngine {
         // Files waiting for a batch are finished now, and every pending sync is let finish, so
         // the last checkpoints are reported before exit.
         finisher.hurry = true
-        finisher.runIfDue()
         // A finish may fail and queue a sync whose report comes back later: go on until the
         // worker has nothing more to say.
         repeat {

@@ -288,7 +288,7 @@ final class FileDownload {
         let startWriteback = bytesSinceWriteback >= 32 << 20
         if startWriteback { bytesSinceWriteback = 0 }
         let mustQueue = engine.truncationsQueued > 0
-        if mustQueue || inBackground && engine.queuedWriteBytes.add(0) + count <= CurlEngine.maxQueuedWriteBytes {
+        if mustQueue || inBackground && engine.queuedWriteBytes.value + count <= CurlEngine.maxQueuedWriteBytes {
             engine.queuedWriteBytes.add(count)
             let bytes = connection.pending
             connection.pending = []

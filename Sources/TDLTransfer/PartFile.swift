@@ -106,7 +106,6 @@ final class PartFile {
     /// fsync, then rename `name.part` to a free final name (never replacing a file), then fsync
     /// the directory so the rename itself is durable. Returns the final path.
     func finish(syncingFile: Bool = true, syncingDirectory: Bool = true) throws -> String {
-        if let failedWrite { throw failedWrite }
         if syncingFile && fsync(fd) != 0 { throw FileError.from(errno, partPath) }
         let from = partPath
         for n in 0..<10_000 {
