@@ -3,8 +3,10 @@ import Foundation
 /// Sorting, sectioning and manual arrangement of `downloadList`.
 extension DownloadManager {
     var sorter: ListSorter {
-        ListSorter(type: settings.sortType, order: settings.sortOrder, sectioning: settings.sectioning,
-                   hidingExtension: settings.hiddenFileExtension, startOfToday: today().start)
+        // Only the add-time sections need the day; the calendar's first use loads locale data.
+        let byDay = settings.sortType == .addTime && settings.sectioning.isOn(for: .addTime)
+        return ListSorter(type: settings.sortType, order: settings.sortOrder, sectioning: settings.sectioning,
+                          hidingExtension: settings.hiddenFileExtension, startOfToday: byDay ? today().start : .distantPast)
     }
 
     /// The current day, asked of the calendar again only once the clock leaves it: every list
@@ -304,7 +306,7 @@ extension DownloadManager {
         // No section for a batch where nothing is new (SDE returns false and inserts nothing).
         var seen = Set<String>()
         guard urls.contains(where: { raw in
-            let url = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let url = String(raw.trimmingWhitespace())
             return URLCheck.problem(with: url) == nil && tasks[url] == nil && seen.insert(url).inserted
         }) else { return nil }
         guard insertPlaceHolderSection(at: section, withTitle: title) else { return nil }

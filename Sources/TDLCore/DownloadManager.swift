@@ -275,7 +275,7 @@ public final class DownloadManager {
         let folder = directory ?? settings.downloadDirectory ?? defaultDirectory
         var newTasks: [DownloadTask] = []
         for raw in urls {
-            let url = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let url = String(raw.trimmingWhitespace())
             if let problem = URLCheck.problem(with: url) {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue

@@ -8,6 +8,7 @@ public enum FileNameSanitizer {
     /// No path, no control characters, no leading dots, at most 250 bytes (cut on a character
     /// boundary, keeping the extension). nil when nothing usable is left.
     public static func sanitize(_ raw: String) -> String? {
+        if isAlreadySafe(raw) { return raw }
         // Only the last path component counts, whichever slash the server used.
         let lastPart = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
@@ -30,6 +31,15 @@ public enum FileNameSanitizer {
             name = stem + keepExt
         }
         return name
+    }
+
+    /// Printable ASCII without slashes, not starting with a dot or a space nor ending with a
+    /// space, short enough: what nearly every name is, and what `sanitize` would leave as it is.
+    static func isAlreadySafe(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= maxBytes,
+              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
     }
 
     /// "name (n).ext" for the n-th alternative, keeping multi-part extensions whole.

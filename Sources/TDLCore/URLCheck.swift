@@ -17,7 +17,9 @@ public enum URLCheck {
         if scheme == "file" {
             return components.path.isEmpty ? "file URL without a path" : nil
         }
-        guard let host = components.host, !host.isEmpty else { return "no host" }
+        // The host as written: `host` would decode an international name, and its first use
+        // loads ICU's IDNA tables.
+        guard let host = components.percentEncodedHost, !host.isEmpty else { return "no host" }
         return nil
     }
 

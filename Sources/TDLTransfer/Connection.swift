@@ -179,6 +179,13 @@ final class Connection {
         return download.connectionStarted(self)
     }
 
+    /// True when a comma-separated header value such as "gzip, chunked" holds `token`
+    /// (lowercase), in any case.
+    static func header(_ value: String?, lists token: String) -> Bool {
+        guard let value else { return false }
+        return value.split(separator: ",").contains { $0.trimmingWhitespace().lowercased() == token }
+    }
+
     static func contentRangeStart(_ value: String) -> Int64? {
         // "bytes 100-199/1000"
         guard let space = value.firstIndex(of: " "), let dash = value.firstIndex(of: "-") else { return nil }

@@ -172,7 +172,7 @@ final class FileDownload {
         if isHTTP {
             if status == 206, let range = headers["content-range"] {
                 size = Connection.contentRangeTotal(range)
-            } else if headers["transfer-encoding"]?.lowercased().contains("chunked") != true {
+            } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
                 size = headers["content-length"].flatMap { Int64($0) } ?? connection.contentLength
             } else {
                 size = nil
@@ -213,7 +213,7 @@ final class FileDownload {
                                 etag: etag, lastModified: lastModified, finalURL: connection.effectiveURL))
         if let size {
             segments[0].end = size
-            let acceptsRanges = headers["accept-ranges"]?.lowercased().contains("bytes") == true || status == 206
+            let acceptsRanges = Connection.header(headers["accept-ranges"], lists: "bytes") || status == 206
             if isHTTP && acceptsRanges && !rangesUnsupported && job.connections > 1 && segments.count == 1 && connection.requestStart == 0 {
                 planSegments(size)
             }

@@ -12,7 +12,7 @@ struct DebugCommand: ParsableCommand {
     )
 
     struct Populate: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Fill the session with N made-up finished tasks (random add times and sizes).")
+        static let configuration = CommandConfiguration(commandName: "populate", abstract: "Fill the session with N made-up finished tasks (random add times and sizes).")
 
         @OptionGroup var global: GlobalOptions
 

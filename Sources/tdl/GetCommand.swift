@@ -126,13 +126,21 @@ struct GetCommand: ParsableCommand {
 
         var requested: [String] = []
         var rejected: [String] = []
-        for entry in entries {
+        // Entries with the same options are added in one call: one sorted insert and one
+        // scheduling pass for a whole list instead of one per URL.
+        var start = 0
+        while start < entries.count {
+            let entry = entries[start]
+            var end = start + 1
+            while end < entries.count && entries[end].canBeAdded(with: entry) { end += 1 }
+            let urls = entries[start ..< end].map(\.url)
+            start = end
             let checksumValue = (entry.checksum ?? checksum).flatMap(Checksum.init)
             if entry.checksum != nil && checksumValue == nil {
-                rejected.append("\(entry.url): bad checksum \"\(entry.checksum!)\"")
+                rejected += urls.map { "\($0): bad checksum \"\(entry.checksum!)\"" }
                 continue
             }
-            let result = manager.add([entry.url], directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
+            let result = manager.add(urls, directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
             for r in result.rejected { rejected.append("\(r.url): \(r.reason)") }
             if let limit = entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate) {
                 manager.setRateLimit(limit, forTasks: result.added + result.existing)
@@ -142,7 +150,8 @@ struct GetCommand: ParsableCommand {
         }
         for line in rejected { warn(line) }
         if all { requested += manager.unfinishedList }
-        requested = Array(NSOrderedSet(array: requested)) as! [String]
+        var seen = Set<String>()
+        requested = requested.filter { seen.insert($0).inserted }
         // A finished task whose file is gone is fetched again.
         let vanished = requested.filter { url in
             manager.state(of: url) == .finished && !FileManager.default.fileExists(atPath: manager.task(url)!.filePath)

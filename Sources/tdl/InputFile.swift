@@ -11,25 +11,35 @@ struct InputFile {
         var checksum: String?
         /// Bytes per second for this file alone; 0 lifts an earlier limit.
         var maxDownloadLimit: Int64?
+
+        /// True when this entry can join `first`'s batch: the same options, and no file name
+        /// of its own (a name is for one URL).
+        func canBeAdded(with first: Entry) -> Bool {
+            out == nil && first.out == nil && dir == first.dir && checksum == first.checksum
+                && maxDownloadLimit == first.maxDownloadLimit
+        }
     }
 
     var entries: [Entry] = []
     /// "line 7: unknown option \"foo\"" — reported, while the rest is still used.
     var problems: [String] = []
 
-    init(text: String) {
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
-            let trimmed = line.trimmingWhitespace()
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if line.first == " " || line.first == "\t" {
+    /// Parsed on the bytes: splitting a String into Characters treats "\r\n" as one character
+    /// (a Windows-style file never split into lines), and it was most of the time of reading a
+    /// list of 500 URLs. Every byte that matters here is ASCII.
+    init(bytes: [UInt8]) {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() {
+            let trimmed = Self.trimmed(line)
+            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            if Self.isBlank(line.first!) {
                 guard !entries.isEmpty else {
                     problems.append("line \(number + 1): an option line with no URL above it")
                     continue
                 }
-                let pair = trimmed.split(separator: "=", maxSplits: 1).map(String.init)
+                let pair = trimmed.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
                 guard pair.count == 2 else {
-                    problems.append("line \(number + 1): expected key=value, got \"\(trimmed)\"")
+                    problems.append("line \(number + 1): expected key=value, got \"\(String(decoding: trimmed, as: UTF8.self))\"")
                     continue
                 }
                 switch pair[0] {
@@ -47,22 +57,26 @@ struct InputFile {
                 continue
             }
             // Several URLs on one line are several downloads (aria2 treats them as mirrors; tdl keeps it simple).
-            for url in trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-                entries.append(Entry(url: String(url)))
+            for url in trimmed.split(whereSeparator: Self.isBlank) {
+                entries.append(Entry(url: String(decoding: url, as: UTF8.self)))
             }
         }
     }
 
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    /// Without ASCII white space at either end, "\r" of a Windows line end included.
+    private static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09 ... 0x0D).contains(byte) }
+        guard let first = line.firstIndex(where: { !isSpace($0) }), let last = line.lastIndex(where: { !isSpace($0) }) else { return [] }
+        return line[first ... last]
+    }
+
     static func read(_ path: String) throws -> InputFile {
-        let text: String
-        if path == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError.badArgument("cannot read the input file \(path)")
-            }
-            text = String(decoding: data, as: UTF8.self)
+        if path == "-" { return InputFile(bytes: Array(FileHandle.standardInput.readDataToEndOfFile())) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.badArgument("cannot read the input file \(path)")
         }
-        return InputFile(text: text)
+        return InputFile(bytes: Array(data))
     }
 }

@@ -18,7 +18,7 @@ struct SessionCommand: ParsableCommand {
     static func databasePath(_ home: String) -> String { (home as NSString).appendingPathComponent("session.sqlite") }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Each session with its number of tasks, and whether a tdl runs it.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Each session with its number of tasks, and whether a tdl runs it.")
 
         @OptionGroup var options: HomeOption
 
@@ -41,6 +41,7 @@ struct SessionCommand: ParsableCommand {
 
     struct Destroy: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "destroy",
             abstract: "Forget a session's list, trash and settings. Downloaded files are never deleted.",
             discussion: "Refused while a tdl runs the session. \(ExitStatus.help)")
 

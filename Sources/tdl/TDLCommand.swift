@@ -17,7 +17,7 @@ struct GlobalOptions: ParsableArguments {
     func validate() throws { try Self.checkSessionName(session) }
 
     static func checkSessionName(_ name: String) throws {
-        if name.isEmpty || name.contains("/") || name.hasPrefix(".") || name.utf8.count > 64 {
+        if name.isEmpty || name.utf8.contains(UInt8(ascii: "/")) || name.hasPrefix(".") || name.utf8.count > 64 {
             throw ValidationError("a session name has up to 64 bytes, no \"/\" and no leading \".\"")
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import TDLCore
-import TDLStore
+@testable import TDLStore
 import XCTest
 
 final class SessionStoreTests: XCTestCase {
@@ -214,6 +215,51 @@ final class SessionStoreTests: XCTestCase {
             guard case StoreError.newerSchema = error else { return XCTFail("\(error)") }
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dbPath)), before)
+    }
+
+    /// The session's one writer knows how many segment rows each task has and skips the
+    /// statement that drops extra ones when there can be none; when a task has fewer than
+    /// before, the old ones must still go, also for a task read from the file.
+    func testTheSoleWriterDropsSegmentRowsBeyondANewCount() throws {
+        func segments(_ count: Int) -> [Segment] {
+            (0 ..< count).map { Segment(start: Int64($0) * 100, end: Int64($0 + 1) * 100, done: 10) }
+        }
+        var task = sampleTask()
+        task.deletedAt = nil
+        task.segments = segments(3)
+        let writer = try SQLiteSessionStore(path: dbPath, soleWriter: true)
+        _ = try writer.load()
+        var changes = SessionChanges()
+        changes.upserted = [task]
+        try writer.commit(changes)
+        var shrink = SessionChanges()
+        shrink.progress[task.url] = segments(2)
+        try writer.commit(shrink)
+        XCTAssertEqual(try writer.load().tasks[task.url]?.segments, segments(2))
+        try writer.dbQueue.close()
+
+        let next = try SQLiteSessionStore(path: dbPath, soleWriter: true)
+        XCTAssertEqual(try next.load().tasks[task.url]?.segments, segments(2))
+        var grow = SessionChanges()
+        grow.progress[task.url] = segments(4)
+        try next.commit(grow)
+        var shrinkAgain = SessionChanges()
+        shrinkAgain.progress[task.url] = segments(3)
+        try next.commit(shrinkAgain)
+        XCTAssertEqual(try SQLiteSessionStore(path: dbPath).load().tasks[task.url]?.segments, segments(3))
+    }
+
+    /// A new file gets its schema without syncs; what follows is synced as always.
+    func testANewFileEndsInWALModeWithNormalSyncs() throws {
+        for _ in 0 ..< 2 {  // created, then opened again
+            let store = try SQLiteSessionStore(path: dbPath)
+            let (synchronous, journal) = try store.dbQueue.read { db in
+                (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+            }
+            XCTAssertEqual(synchronous, 1, "NORMAL")
+            XCTAssertEqual(journal, "wal")
+            try store.dbQueue.close()
+        }
     }
 
     func testTheFirstSchemaOpensAndMigrates() throws {
