@@ -5,9 +5,10 @@
 #include <malloc.h>
 
 // glibc declares these only under _GNU_SOURCE, which would change fd_set for this module alone
-// and clash with Dispatch's view of it; declare just the two the part files need.
+// and clash with Dispatch's view of it; declare just the three the part files need.
 extern int syncfs(int fd);
 extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
 // curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call.
 // One wrapper per argument type; `long` and `curl_off_t` stay apart on purpose.
@@ -35,4 +36,8 @@ static inline long tdl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | 
 static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */); }
 // Flush the whole file system that holds fd (what `sync -f` does).
 static inline int tdl_syncfs(int fd) { return syncfs(fd); }
+// Rename that fails with EEXIST instead of replacing an existing target (RENAME_NOREPLACE).
+static inline int tdl_rename_noreplace(const char *from, const char *to) {
+    return renameat2(-100 /* AT_FDCWD */, from, -100, to, 1 /* RENAME_NOREPLACE */);
+}
 #endif

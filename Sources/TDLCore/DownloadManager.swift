@@ -49,6 +49,8 @@ public final class DownloadManager {
     var pending = SessionChanges()
     var dirtyTasks: Set<String> = []
     var lastFlush: Date = .distantPast
+    /// When `tick` last sampled the speeds (seconds since the reference date).
+    var lastSpeedSample = -Double.infinity
     /// A download of unknown size finished this turn: its state is written at the end of the
     /// turn. After a crash, a launch recognises a file renamed into place only by its recorded
     /// size (`reconcileFinished`), so without a size the file would be downloaded again. Other
@@ -651,7 +653,11 @@ public final class DownloadManager {
     public func tick() {
         let now = clock()
         let t = now.timeIntervalSinceReferenceDate
-        if let live = engine?.liveProgress() {
+        // Ten samples a second are plenty for a speed over seconds. The loop turns hundreds of
+        // times a second with many small files, and sampling on each turn looked up every
+        // downloading URL in five tables each time.
+        if t - lastSpeedSample >= 0.1, let live = engine?.liveProgress() {
+            lastSpeedSample = t
             var total: Int64 = 0
             for url in downloadingSet {
                 let received = live[url] ?? tasks[url]?.received ?? 0

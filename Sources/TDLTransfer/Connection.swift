@@ -71,7 +71,9 @@ final class Connection {
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallSeconds)
         tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
-        tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+        if download.engine.netrc.fileExists(now: download.engine.now) {
+            tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+        }
         tdl_setopt_string(handle, CURLOPT_USERAGENT, "tdl/\(EngineSettings.version)")
         tdl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "identity")
         if settings.insecure {
@@ -121,14 +123,17 @@ final class Connection {
     func setRateLimit(_ bytesPerSecond: Int64?) {
         if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
         rateLimit = bytesPerSecond
+        // A lifted limit lets a paused transfer go at once: without limits the loop no longer
+        // refills (and so unpauses) anything.
+        if bytesPerSecond == nil && isPaused {
+            isPaused = false
+            curl_easy_pause(handle, CURLPAUSE_CONT)
+        }
     }
 
     /// Adds the tokens earned over `seconds`; unpauses when there are some. Loop thread.
     func refill(seconds: Double) {
-        guard let rateLimit else {
-            if isPaused { isPaused = false; curl_easy_pause(handle, CURLPAUSE_CONT) }
-            return
-        }
+        guard let rateLimit else { return }
         // At most a fifth of a second's worth is kept, so a pause never turns into a burst.
         allowance = min(allowance + Double(rateLimit) * seconds, Double(rateLimit) / 5)
         if isPaused && allowance > 0 {

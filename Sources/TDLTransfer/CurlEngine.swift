@@ -30,6 +30,7 @@ public final class CurlEngine: TransferEngine {
     var rateLimits: [String: Int64] = [:]
     var lastCheckpoint: Double = 0
     var timers: [Double] = []
+    let netrc = NetrcProbe()
     /// Work posted by the worker, run on the loop.
     private var posted: [() -> Void] = []
     private let postedLock = NSLock()
@@ -103,7 +104,8 @@ public final class CurlEngine: TransferEngine {
     public func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> {
         var waitFDs = fds.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
         var timeout = timeoutMs
-        let limited = downloads.values.contains { $0.connections.contains { $0.rateLimit != nil || $0.isPaused } }
+        // Only a limit pauses a connection, and lifting it unpauses (see `applyRateLimits`).
+        let limited = limitsApplied
         if limited { timeout = min(timeout, 20) }
         if let next = timers.min() {
             timeout = max(0, min(timeout, Int((next - now) * 1000) + 1))

@@ -78,12 +78,20 @@ final class Finisher {
     /// Worker thread.
     private static func finish(_ batch: [Item]) -> [Result] {
         var results: [Result?] = Array(repeating: nil, count: batch.count)
+        // One fstat per file: its size for the checks and the result, its device for the sync.
+        var sizes = Array(repeating: Int64(0), count: batch.count)
+        var devices = Array(repeating: UInt64.max, count: batch.count)
         for (k, item) in batch.enumerated() {
             if let failedWrite = item.part.failedWrite {
                 results[k] = .failed(failedWrite.reason)
                 continue
             }
-            let actual = item.part.size
+            var info = stat()
+            if fstat(item.part.fd, &info) == 0 {
+                sizes[k] = Int64(info.st_size)
+                devices[k] = UInt64(info.st_dev)
+            }
+            let actual = sizes[k]
             if let expected = item.expectedSize, actual != expected {
                 results[k] = .sizeMismatch(expected: expected, actual: actual)
                 continue
@@ -100,11 +108,7 @@ final class Finisher {
         // does) and, since Linux 5.8, reports a write error of any of them; when it fails, or
         // a file is alone on its file system, that file is fsync'ed itself.
         var byDevice: [UInt64: [Int]] = [:]
-        for k in ready {
-            var info = stat()
-            let device = fstat(batch[k].part.fd, &info) == 0 ? UInt64(info.st_dev) : UInt64.max
-            byDevice[device, default: []].append(k)
-        }
+        for k in ready { byDevice[devices[k], default: []].append(k) }
         var synced = Set<Int>()
         for (device, members) in byDevice where device != .max && members.count > 1 {
             if tdl_syncfs(batch[members[0]].part.fd) == 0 { synced.formUnion(members) }
@@ -115,7 +119,7 @@ final class Finisher {
             do {
                 let path = try item.part.finish(syncingFile: !synced.contains(k), syncingDirectory: false)
                 directories.insert(item.part.directory)
-                results[k] = .done(path: path, size: item.part.size)
+                results[k] = .done(path: path, size: sizes[k])
             } catch let error as FileError {
                 results[k] = .failed(error.reason)
             } catch {

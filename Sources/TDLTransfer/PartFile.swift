@@ -107,26 +107,33 @@ final class PartFile {
     /// the directory so the rename itself is durable. Returns the final path.
     func finish(syncingFile: Bool = true, syncingDirectory: Bool = true) throws -> String {
         if syncingFile && fsync(fd) != 0 { throw FileError.from(errno, partPath) }
-        let from = partPath
         for n in 0..<10_000 {
             let name = n == 0 ? fileName : FileNameSanitizer.numbered(fileName, n)
             let target = (directory as NSString).appendingPathComponent(name)
-            // link() fails with EEXIST instead of replacing: the no-replace rename on any file system.
-            if link(from, target) == 0 {
-                unlink(from)
-                fileName = name
-                if syncingDirectory { Self.syncDirectory(directory) }
-                return target
-            }
-            if errno == EEXIST { continue }
-            if errno == EPERM || errno == ENOTSUP || errno == EXDEV {
-                // File systems without hard links: check then rename (a small race, no data loss of ours).
-                if access(target, F_OK) == 0 { continue }
-                if rename(from, target) == 0 { fileName = name; if syncingDirectory { Self.syncDirectory(directory) }; return target }
-            }
-            throw FileError.from(errno, target)
+            let failure = Self.move(partPath, to: target)
+            if failure == EEXIST { continue }
+            if failure != 0 { throw FileError.from(failure, target) }
+            fileName = name
+            if syncingDirectory { Self.syncDirectory(directory) }
+            return target
         }
         throw FileError.other("no free file name for \(fileName)")
+    }
+
+    /// Renames `from` to `target` unless `target` exists (then EEXIST); 0 or an errno.
+    static func move(_ from: String, to target: String) -> Int32 {
+        if tdl_rename_noreplace(from, target) == 0 { return 0 }
+        // File systems without the no-replace rename: link() fails with EEXIST instead of
+        // replacing, and the name's second link is dropped after.
+        guard errno == EINVAL || errno == ENOSYS else { return errno }
+        if link(from, target) == 0 {
+            unlink(from)
+            return 0
+        }
+        // Nor hard links: check, then rename (a small race, no data loss of ours).
+        guard errno == EPERM || errno == ENOTSUP || errno == EXDEV else { return errno }
+        if access(target, F_OK) == 0 { return EEXIST }
+        return rename(from, target) == 0 ? 0 : errno
     }
 
     static func syncDirectory(_ directory: String) {

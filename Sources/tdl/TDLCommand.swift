@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLTransfer
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -35,6 +36,7 @@ struct TDLCommand: ParsableCommand {
 
             \(ExitStatus.help)
             """,
+        version: EngineSettings.version,
         subcommands: [UICommand.self, GetCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
                       StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, DebugCommand.self,
                       ManPageCommand.self],

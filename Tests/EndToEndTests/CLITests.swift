@@ -42,6 +42,12 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(objects?.first?["state"] as? String, "waiting")
     }
 
+    func testVersionIsPrinted() throws {
+        let result = try Processes.tdl(["--version"], home: TemporaryDirectory().path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, result.stdout)
+    }
+
     func testInvalidURLGetsOneLineNamingIt() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let result = try Processes.tdl(["get", "-d", downloads.path, "htp:/nonsense", "gopher://x/y"], home: home.path)

@@ -227,7 +227,7 @@ final class SessionCommandTests: XCTestCase {
 
         let (running, _) = try startGet(["-q", "-d", downloads.path, slowURL("busy.bin", seconds: 2)], home: home)
         let refused = try Processes.tdl(["session", "destroy", "default"], home: home.path)
-        XCTAssertEqual(refused.status, 3, "a session in use is not destroyed")
+        XCTAssertEqual(refused.status, 3, "a session in use is not destroyed: \(refused.stderr)")
         XCTAssertTrue(refused.stderr.contains("in use"), refused.stderr)
         XCTAssertTrue(try Processes.tdl(["session", "list"], home: home.path).stdout.contains("default\t1 task\tin use"))
         running.waitUntilExit()

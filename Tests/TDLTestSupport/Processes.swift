@@ -21,6 +21,8 @@ public enum Processes {
     }
 
     public struct Result {
+        /// The exit status; 128 + the signal's number for a program killed by a signal, as a
+        /// shell says it (a crash must not pass for an exit status).
         public let status: Int32
         public let stdout: String
         public let stderr: String
@@ -58,7 +60,8 @@ public enum Processes {
         if process.isRunning { process.terminate(); usleep(200_000); kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         group.wait()
-        return Result(status: process.terminationStatus,
+        let killed = process.terminationReason == .uncaughtSignal
+        return Result(status: process.terminationStatus + (killed ? 128 : 0),
                       stdout: String(decoding: outData.get(), as: UTF8.self),
                       stderr: String(decoding: errData.get(), as: UTF8.self))
     }
