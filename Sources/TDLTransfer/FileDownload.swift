@@ -487,7 +487,10 @@ final class FileDownload {
                     if !self.stopped && !self.finishing && engine.downloads[self.url] === self {
                         self.failNow(syncError.reason)
                     }
-                } else if takenIn == self.generation {
+                } else if takenIn == self.generation, (engine.downloads[self.url] ?? self) === self {
+                    // (A stopped download's last report must not land on a newer download of the
+                    // URL, after a quick resume or restart: that one reports its own offsets, and
+                    // these may describe a part file since restarted or deleted.)
                     self.durableTotal = total
                     for (k, segment) in snapshot.enumerated() where k < self.segments.count {
                         self.segments[k].durable = segment.done

@@ -31,6 +31,26 @@ final class FaultServerTests: XCTestCase {
         try assertIdentical(harness, "drop.bin", name: "drop.bin", size: 3_000_000, seed: 5)
     }
 
+    /// A pause and a restart in one turn of the loop: the paused download's last checkpoint
+    /// comes back after the new download began from zero, and must not be recorded for it (a
+    /// crash would then resume past bytes the new part file does not have).
+    func testALateCheckpointOfAStoppedDownloadIsNotRecordedForTheNextOne() throws {
+        let harness = EngineHarness(connections: 1)
+        let url = server.url("/file/late.bin?size=4000000&seed=9&rate=1000000")
+        harness.manager.add([url])
+        harness.run(for: 1.2)
+        let before = harness.manager.engine?.liveProgress()[url] ?? 0
+        XCTAssertGreaterThan(before, 500_000)
+        harness.manager.pauseTasks([url])
+        harness.manager.restartTasks([url])
+        harness.run(for: 0.2)
+        let recorded = harness.manager.task(url)?.segments.reduce(0) { $0 + $1.done } ?? 0
+        XCTAssertLessThan(recorded, before / 2, "the paused download's offsets were recorded for the restarted one")
+        harness.runUntilIdle(timeout: 30)
+        XCTAssertEqual(harness.manager.state(of: url), .finished)
+        try assertIdentical(harness, "late.bin", name: "late.bin", size: 4_000_000, seed: 9)
+    }
+
     func testServerThatIgnoresRangesRestartsFromZeroAndEndsCorrect() throws {
         let harness = EngineHarness(connections: 4)
         let url = server.url("/file/norange.bin?size=2500000&seed=6&no_range=1&drop_after=900000")
