@@ -28,7 +28,9 @@ struct InputFile {
     /// (a Windows-style file never split into lines), and it was most of the time of reading a
     /// list of 500 URLs. Every byte that matters here is ASCII.
     init(bytes: [UInt8]) {
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        let lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (number, line) in lines.enumerated() {
             let trimmed = Self.trimmed(line)
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }

@@ -30,15 +30,16 @@ final class InputFileTests: XCTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: path), try Processes.sha256(ofFile: Self.site.file(name)), line: line)
     }
 
-    /// Line ends of "\r\n", a comment, blank lines, options under a URL and two URLs on one
-    /// line: every file lands where its lines say, and the unknown option is named.
-    func testWindowsLineEndsCommentsAndOptions() throws {
+    /// A byte order mark, line ends of "\r\n", a comment, blank lines, options under a URL and
+    /// two URLs on one line: every file lands where its lines say, and the unknown option is
+    /// named.
+    func testAWindowsStyleFileWithCommentsAndOptions() throws {
         let other = downloads.file("other")
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         let lines = [
-            "# files for the weekend",
-            Self.nginx.url("a.bin"),
+            "\u{FEFF}" + Self.nginx.url("a.bin"),
             "  out=renamed.bin",
+            "# files for the weekend",
             "",
             Self.nginx.url("b.bin"),
             "\tdir=\(other)",
