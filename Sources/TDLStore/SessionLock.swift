@@ -17,7 +17,9 @@ public final class SessionLock {
             throw NSError(domain: "tdl", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot open \(path): \(String(cString: strerror(errno)))"])
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            Glibc.close(fd)
+            // Not closed here: every property is set, so the failed init runs deinit, which
+            // closes it. Closing twice closed whatever took the number in between: libdispatch's
+            // new epoll descriptor, and `session destroy` of a session in use died with SIGILL.
             return nil
         }
         let pid = "\(getpid())\n"
