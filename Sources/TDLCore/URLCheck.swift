@@ -45,4 +45,17 @@ public enum URLCheck {
         let decoded = last.utf8.contains(UInt8(ascii: "%")) ? (last.removingPercentEncoding ?? last) : last
         return FileNameSanitizer.sanitize(decoded) ?? "download"
     }
+
+    /// The URL as it may be shown: a password in it ("user:secret@host") becomes "***". The
+    /// URL stays the task's identity everywhere else (the session, `list --json`, hooks).
+    public static func withoutPassword(_ url: String) -> String {
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return url }
+        let authorityStart = bytes.index(colon, offsetBy: 3)
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.endIndex
+        guard let at = bytes[authorityStart ..< authorityEnd].lastIndex(of: UInt8(ascii: "@")),
+              let separator = bytes[authorityStart ..< at].firstIndex(of: UInt8(ascii: ":")) else { return url }
+        return String(url[..<bytes.index(after: separator)]) + "***" + String(url[at...])
+    }
 }

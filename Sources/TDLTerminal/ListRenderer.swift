@@ -129,8 +129,8 @@ struct ListRenderer {
         guard let task = manager.task(url) else { return ["(this download no longer exists)"] }
         var lines = [
             "Name:          " + (manager.displayName(of: url) ?? ""),
-            "URL:           " + task.url,
-            "Final URL:     " + (task.finalURL ?? "-"),
+            "URL:           " + URLCheck.withoutPassword(task.url),
+            "Final URL:     " + (task.finalURL.map(URLCheck.withoutPassword) ?? "-"),
             "File:          " + task.filePath,
             "State:         " + Self.stateWord(task.state) + (task.failReason.map { ": " + $0.message } ?? ""),
             "Size:          " + (task.size.map { "\(ByteFormat.string($0)) (\($0) bytes)" } ?? "unknown"),

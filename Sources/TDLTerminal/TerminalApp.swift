@@ -153,7 +153,7 @@ public final class TerminalApp {
             if manager.sortType != .manual { entriesStale = true }
             _ = url
         case .taskFailed(let url, let reason):
-            say("\(ScreenText.clean(manager.displayName(of: url) ?? url)): \(reason.message)", error: true)
+            say("\(ScreenText.clean(manager.displayName(of: url) ?? URLCheck.withoutPassword(url))): \(reason.message)", error: true)
         case .taskChanged, .allDownloadsOver:
             break
         }
@@ -501,7 +501,7 @@ public final class TerminalApp {
         var parts: [String] = []
         if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
         if !result.existing.isEmpty { parts.append("\(result.existing.count) already in the list") }
-        for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(rejection.url), 40))\": \(rejection.reason)") }
+        for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
         say(parts.joined(separator: "; "), error: !result.rejected.isEmpty)
         if let first = result.added.first {
             refreshEntries()

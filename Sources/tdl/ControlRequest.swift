@@ -77,15 +77,15 @@ enum ControlActions {
         let urls = request.items.map(\.url)
         let unknown = request.command == .add ? [] : urls.filter { manager.task($0) == nil }
         for url in unknown {
-            reply.problems.append("not in the session: \(ScreenSafe.clean(url))")
+            reply.problems.append("not in the session: \(ScreenSafe.url(url))")
             reply.status = ExitStatus.badInput
         }
         let known = urls.filter { manager.task($0) != nil }
         func report(_ verb: String, _ changed: [String]) {
             let changedSet = Set(changed)
             for url in known {
-                reply.lines.append(changedSet.contains(url) ? "\(verb) \(ScreenSafe.clean(url))"
-                                                            : "unchanged (\(stateWord(manager, url))) \(ScreenSafe.clean(url))")
+                reply.lines.append(changedSet.contains(url) ? "\(verb) \(ScreenSafe.url(url))"
+                                                            : "unchanged (\(stateWord(manager, url))) \(ScreenSafe.url(url))")
             }
             if !changed.isEmpty { reply.note = "\(verb) \(countOf(changed.count)) from another tdl" }
         }
@@ -103,12 +103,12 @@ enum ControlActions {
                                          fileName: first.out.flatMap(FileNameSanitizer.sanitize),
                                          checksum: first.checksum.flatMap(Checksum.init))
                 for r in result.rejected {
-                    reply.problems.append("\(ScreenSafe.clean(r.url)): \(r.reason)")
+                    reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
                     reply.status = ExitStatus.badInput
                 }
                 if let limit = first.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
-                for url in result.added { reply.lines.append("added \(ScreenSafe.clean(url))") }
-                for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.clean(url))") }
+                for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
+                for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.url(url))") }
                 added += result.added.count
                 start = end
             }

@@ -137,11 +137,11 @@ struct GetCommand: ParsableCommand {
             start = end
             let checksumValue = (entry.checksum ?? checksum).flatMap(Checksum.init)
             if entry.checksum != nil && checksumValue == nil {
-                rejected += urls.map { "\($0): bad checksum \"\(entry.checksum!)\"" }
+                rejected += urls.map { "\(ScreenSafe.url($0)): bad checksum \"\(entry.checksum!)\"" }
                 continue
             }
             let result = manager.add(urls, directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
-            for r in result.rejected { rejected.append("\(r.url): \(r.reason)") }
+            for r in result.rejected { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
             if let limit = entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate) {
                 manager.setRateLimit(limit, forTasks: result.added + result.existing)
             }
@@ -219,7 +219,7 @@ struct GetCommand: ParsableCommand {
             guard let task = manager.task(url) else { continue }
             if task.state != .finished {
                 failed = true
-                warn("\(url): \(task.failReason?.message ?? ListStateWord.word(task.state))\(hint(for: task.failReason))")
+                warn("\(ScreenSafe.url(url)): \(task.failReason?.message ?? ListStateWord.word(task.state))\(hint(for: task.failReason))")
             }
         }
         if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
@@ -252,6 +252,9 @@ enum ListStateWord {
 
 /// Text from outside printed to a terminal: control characters and escapes become "?".
 enum ScreenSafe {
+    /// A URL as the user may see it: no password, no control characters.
+    static func url(_ url: String) -> String { clean(URLCheck.withoutPassword(url)) }
+
     static func clean(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { s in
             (s.value < 0x20 && s != "\t") || (s.value >= 0x7F && s.value < 0xA0) ? "?" : s

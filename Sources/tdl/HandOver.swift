@@ -60,7 +60,7 @@ struct HandOver {
                 } else if task.state != "waiting" && task.state != "downloading" {
                     reported.insert(task.url)
                     failed = true
-                    warn("\(task.url): \(task.error ?? task.state)")
+                    warn("\(ScreenSafe.url(task.url)): \(task.error ?? task.state)")
                 }
             }
             if tasks.allSatisfy({ reported.contains($0.url) }) { break }

@@ -95,7 +95,7 @@ struct ListCommand: ParsableCommand {
                     detail = "\(ByteFormat.string(status.received))/\(status.size.map(ByteFormat.string) ?? "?") \(ByteFormat.rate(status.speed))"
                 }
             }
-            print("\(state)\t\(name)\t\(ScreenSafe.clean(detail))\t\(ScreenSafe.clean(task.url))")
+            print("\(state)\t\(name)\t\(ScreenSafe.clean(detail))\t\(ScreenSafe.url(task.url))")
         }
     }
 }

@@ -44,7 +44,7 @@ final class ProgressPrinter {
     }
 
     func line(_ url: String) -> String {
-        let name = ScreenSafe.clean(manager.displayName(of: url) ?? url)
+        let name = ScreenSafe.clean(manager.displayName(of: url) ?? URLCheck.withoutPassword(url))
         let activity = manager.activity[url]
         let received = activity?.received ?? manager.task(url)?.received ?? 0
         let size = manager.task(url)?.size
@@ -60,7 +60,7 @@ final class ProgressPrinter {
             reported.insert(url)
             let text = task.state == .finished
                 ? "done: \(ScreenSafe.clean(task.filePath)) (\(ByteFormat.string(task.size ?? task.received)))"
-                : "failed: \(ScreenSafe.clean(url)): \(task.failReason?.message ?? "unknown error")"
+                : "failed: \(ScreenSafe.url(url)): \(task.failReason?.message ?? "unknown error")"
             if isTerminal && linesOnScreen > 0 {
                 write("\u{1B}[\(linesOnScreen)A\r\u{1B}[J")
                 linesOnScreen = 0

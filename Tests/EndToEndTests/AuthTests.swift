@@ -43,6 +43,21 @@ final class AuthTests: XCTestCase {
         try assertDownloaded("basic.bin", size: 1_500_000, seed: 31)
     }
 
+    /// A password in a URL is never printed: messages and `tdl list` show "***" for it, while
+    /// `list --json` keeps the whole URL, which is how scripts name the task.
+    func testAPasswordInTheURLIsNotShown() throws {
+        let secret = url("/file/gone.bin?status=404", user: "dave", password: "t0psecret")
+        let result = try get(secret)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("dave:***@"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("t0psecret"), result.stderr)
+        let list = try Processes.tdl(["list"], home: tdlHome.path)
+        XCTAssertTrue(list.stdout.contains("dave:***@"), list.stdout)
+        XCTAssertFalse(list.stdout.contains("t0psecret"), list.stdout)
+        let json = try Processes.tdl(["list", "--json"], home: tdlHome.path)
+        XCTAssertTrue(json.stdout.replacingOccurrences(of: "\\/", with: "/").contains(secret), json.stdout)
+    }
+
     func testDigestAuthWithCredentialsInTheURL() throws {
         let result = try get(url("/auth/digest/carol/pa55/file/digest.bin?size=2500000&seed=32", user: "carol", password: "pa55"))
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -63,7 +78,8 @@ final class AuthTests: XCTestCase {
         let target = url(path + "?size=1000000&seed=34", user: "dave", password: "wrong")
         let result = try get(target)
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("\(target): 401 Unauthorized"), result.stderr)
+        let shown = target.replacingOccurrences(of: "dave:wrong@", with: "dave:***@")
+        XCTAssertTrue(result.stderr.contains("\(shown): 401 Unauthorized"), result.stderr)
         // One exchange: the unauthenticated probe and the one try with the password.
         XCTAssertLessThanOrEqual(try server.requests(to: path).total, 2)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])

@@ -33,4 +33,12 @@ final class FileNameTests: XCTestCase {
         XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/%20%20name.txt%20"), "name.txt")
         XCTAssertEqual(URLCheck.suggestedFileName(for: "https://example.com/%2E%2E"), "download")
     }
+
+    func testAPasswordInAURLIsNotShown() {
+        XCTAssertEqual(URLCheck.withoutPassword("https://bob:hunter2@example.com/a.iso"), "https://bob:***@example.com/a.iso")
+        XCTAssertEqual(URLCheck.withoutPassword("ftp://bob:p@ss:w@127.0.0.1:21/x?y=a:b@c"), "ftp://bob:***@127.0.0.1:21/x?y=a:b@c")
+        XCTAssertEqual(URLCheck.withoutPassword("http://bob@example.com/a"), "http://bob@example.com/a", "no password")
+        XCTAssertEqual(URLCheck.withoutPassword("http://example.com/a?mail=me@x.org:1"), "http://example.com/a?mail=me@x.org:1")
+        XCTAssertEqual(URLCheck.withoutPassword("not a url"), "not a url")
+    }
 }
