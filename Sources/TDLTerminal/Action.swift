@@ -64,7 +64,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
         case .cycleSort: return "Next sort: manual, add time, name, size, type"
-        case .flipOrder: return "Flip ascending / descending"
+        case .flipOrder: return "Flip ascending / descending (not in manual order)"
         case .toggleSectioning: return "Sections on or off for this sort"
         case .moveTaskDown: return "Move the task down (manual sort)"
         case .moveTaskUp: return "Move the task up (manual sort)"

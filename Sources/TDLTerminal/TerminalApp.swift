@@ -428,6 +428,8 @@ public final class TerminalApp {
             manager.sortListBy(type: next, order: manager.sortOrder)
             say(next == .manual ? "manual order" : "sorted by \(next.title)")
         case .flipOrder:
+            // Manual order is the user's own: there is nothing to turn around.
+            guard manager.sortType != .manual else { return say("manual order has no direction: J and K move a task") }
             manager.sortListBy(type: manager.sortType, order: manager.sortOrder.flipped)
         case .toggleSectioning:
             let type = manager.sortType

@@ -255,7 +255,8 @@ final class ScreenTests: XCTestCase {
     }
 
     /// Manual order: J and K move the selected task (across sections at the edge), n adds a
-    /// titled section above it, e renames the task or, on a title, the section.
+    /// titled section above it, e renames the task or, on a title, the section; o has no
+    /// order to flip and says so.
     func testManualOrderMovesTasksAddsAndRenamesSections() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         try pausedRows(["alpha.bin", "beta.bin", "gamma.bin"], home: home, downloads: downloads)
@@ -272,6 +273,7 @@ final class ScreenTests: XCTestCase {
             "g", "e", ":save",                                 // 9: the title to edit
         ] + backspaces(5) + [
             ":type Tonight", "<Enter>", ":save",               // 10: section renamed
+            "o", ":save",                                      // 11: no order to flip
         ]
         let shots = try screens(script, home: home, downloads: downloads)
         XCTAssertEqual(message(shots[0]), "tasks can be moved in manual sort (press s)", shots[0])
@@ -289,6 +291,9 @@ final class ScreenTests: XCTestCase {
         XCTAssertEqual(listed(shots[8]), ["── Later (1)", "first.bin", "── Downloads (2)", "beta.bin", "gamma.bin"], shots[8])
         XCTAssertEqual(message(shots[9]), "Section title: Later", shots[9])
         XCTAssertEqual(listed(shots[10]), ["── Tonight (1)", "first.bin", "── Downloads (2)", "beta.bin", "gamma.bin"], shots[10])
+        XCTAssertEqual(message(shots[11]), "manual order has no direction: J and K move a task", shots[11])
+        XCTAssertEqual(header(shots[11]), header(shots[10]), shots[11])
+        XCTAssertEqual(listed(shots[11]), listed(shots[10]), shots[11])
         // All of it is saved with the session.
         let again = try screens([":save"], home: home, downloads: downloads)
         XCTAssertEqual(listed(again[0]), listed(shots[10]), again[0])
