@@ -72,6 +72,26 @@ struct TaskStatus: Codable {
 
 /// Carries out requests on a manager: the running tdl's (live) or a saved session's.
 enum ControlActions {
+    /// Adds the items with one `add` per run of items with the same options (each add places
+    /// its batch in the sorted list once, and schedules once, however many URLs it holds) and
+    /// sets their rate limits. The results come in the items' order.
+    static func add(_ items: [ControlRequest.Item], to manager: DownloadManager) -> [AddResult] {
+        var results: [AddResult] = []
+        var start = 0
+        while start < items.count {
+            let first = items[start]
+            var end = start + 1
+            while end < items.count && items[end].sameOptions(as: first) { end += 1 }
+            let result = manager.add(items[start ..< end].map(\.url), directory: first.dir,
+                                     fileName: first.out.flatMap(FileNameSanitizer.sanitize),
+                                     checksum: first.checksum.flatMap(Checksum.init))
+            if let limit = first.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
+            results.append(result)
+            start = end
+        }
+        return results
+    }
+
     static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
         var reply = ControlReply()
         let urls = request.items.map(\.url)
@@ -92,25 +112,14 @@ enum ControlActions {
         switch request.command {
         case .add:
             var added = 0
-            // One add per run of URLs with the same options: each add re-places its batch in
-            // the sorted list once, however many URLs it holds.
-            var start = 0
-            while start < request.items.count {
-                let first = request.items[start]
-                var end = start + 1
-                while end < request.items.count && request.items[end].sameOptions(as: first) { end += 1 }
-                let result = manager.add(request.items[start ..< end].map(\.url), directory: first.dir,
-                                         fileName: first.out.flatMap(FileNameSanitizer.sanitize),
-                                         checksum: first.checksum.flatMap(Checksum.init))
+            for result in add(request.items, to: manager) {
                 for r in result.rejected {
                     reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
                     reply.status = ExitStatus.badInput
                 }
-                if let limit = first.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
                 for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
                 for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.url(url))") }
                 added += result.added.count
-                start = end
             }
             if added > 0 { reply.note = "added \(countOf(added)) from another tdl" }
         case .pause:

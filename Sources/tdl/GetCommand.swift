@@ -126,25 +126,17 @@ struct GetCommand: ParsableCommand {
 
         var requested: [String] = []
         var rejected: [String] = []
-        // Entries with the same options are added in one call: one sorted insert and one
-        // scheduling pass for a whole list instead of one per URL.
-        var start = 0
-        while start < entries.count {
-            let entry = entries[start]
-            var end = start + 1
-            while end < entries.count && entries[end].canBeAdded(with: entry) { end += 1 }
-            let urls = entries[start ..< end].map(\.url)
-            start = end
-            let checksumValue = (entry.checksum ?? checksum).flatMap(Checksum.init)
-            if entry.checksum != nil && checksumValue == nil {
-                rejected += urls.map { "\(ScreenSafe.url($0)): bad checksum \"\(entry.checksum!)\"" }
+        var items: [ControlRequest.Item] = []
+        let limit = maxDownloadLimit.flatMap(ByteFormat.parseRate)
+        for entry in entries {
+            if let bad = entry.checksum, Checksum(bad) == nil {
+                rejected.append("\(ScreenSafe.url(entry.url)): bad checksum \"\(bad)\"")
                 continue
             }
-            let result = manager.add(urls, directory: entry.dir.map(Paths.absolute), fileName: entry.out.flatMap(FileNameSanitizer.sanitize), checksum: checksumValue)
+            items.append(ControlRequest.Item(entry, folder: nil, checksum: checksum, limit: limit))
+        }
+        for result in ControlActions.add(items, to: manager) {
             for r in result.rejected { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
-            if let limit = entry.maxDownloadLimit ?? maxDownloadLimit.flatMap(ByteFormat.parseRate) {
-                manager.setRateLimit(limit, forTasks: result.added + result.existing)
-            }
             requested += result.added
             requested += result.existing
         }

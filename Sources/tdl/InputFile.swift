@@ -11,13 +11,6 @@ struct InputFile {
         var checksum: String?
         /// Bytes per second for this file alone; 0 lifts an earlier limit.
         var maxDownloadLimit: Int64?
-
-        /// True when this entry can join `first`'s batch: the same options, and no file name
-        /// of its own (a name is for one URL).
-        func canBeAdded(with first: Entry) -> Bool {
-            out == nil && first.out == nil && dir == first.dir && checksum == first.checksum
-                && maxDownloadLimit == first.maxDownloadLimit
-        }
     }
 
     var entries: [Entry] = []
