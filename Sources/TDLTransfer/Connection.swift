@@ -75,7 +75,11 @@ final class Connection {
             tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
         }
         tdl_setopt_string(handle, CURLOPT_USERAGENT, "tdl/\(EngineSettings.version)")
-        tdl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "identity")
+        // The file is the bytes the server sent, as `curl -o` saves them: a .tar.gz labelled
+        // `Content-Encoding: gzip` (Apache's AddEncoding) decoded would be another file, cut
+        // at a Content-Length that counts the encoded bytes. No encoding is asked for either:
+        // a decoded body could not be resumed by byte ranges of the encoded one.
+        tdl_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
         if settings.insecure {
             tdl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             tdl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)

@@ -12,8 +12,8 @@ GET|HEAD /file/<name>?size=N&seed=S
     N bytes (default 1048576, seed 0) of deterministic content.  Block k
     (65536 bytes) is sha256(f"{seed}:{k}").digest() repeated; the body is the
     concatenation of blocks truncated to N.
-GET /sha256/<name>?size=N&seed=S
-    Hex SHA-256 of that content (text/plain).
+GET /sha256/<name>?size=N&seed=S[&gzip=1]
+    Hex SHA-256 of that content (with gzip=1: of its gzip form) (text/plain).
 GET /redirect/<n>/<rest>?q   302 -> /redirect/<n-1>/<rest>?q ... -> /<rest>?q
 GET /loop                    302 -> /loop forever
 GET /abs-redirect?to=URL     302 -> URL
@@ -40,6 +40,10 @@ ctype=T             Content-Type (default application/octet-stream)
 cd=V                Content-Disposition: V, written verbatim as latin-1 bytes
 no_range=1          ignore Range, always 200 with the full body
 chunked=1           Transfer-Encoding: chunked, no Content-Length, Range ignored
+gzip=1              the body is the content gzip-compressed, sent with
+                    Content-Encoding: gzip whatever the request asked (as
+                    Apache's AddEncoding x-gzip .gz does); size, ranges and
+                    ETag are those of the compressed bytes
 drop_after=N        after N body bytes, shutdown+close the socket
 stall_after=N       after N body bytes sleep `stall` seconds (default 30)
 stall=SECS
@@ -59,6 +63,7 @@ must equal the Last-Modified string exactly; otherwise Range is ignored.
 import argparse
 import base64
 import collections
+import gzip
 import hashlib
 import http.client
 import http.server
@@ -121,6 +126,24 @@ def iter_content(seed, start, end):
         n = min(BLOCK - off, end - pos)
         yield memoryview(block)[off:off + n]
         pos += n
+
+
+_gzip_cache = {}
+
+
+def gzipped(seed, size):
+    """The content's gzip form (fixed mtime, so it is the same on every request)."""
+    key = (seed, size)
+    with _sha_lock:
+        if key not in _gzip_cache:
+            _gzip_cache[key] = gzip.compress(b"".join(iter_content(seed, 0, size)), mtime=0)
+        return _gzip_cache[key]
+
+
+def iter_blob(blob, start, end):
+    """Yield slices of ``blob`` covering [start, end), a block at a time."""
+    for pos in range(start, end, BLOCK):
+        yield memoryview(blob)[pos:min(end, pos + BLOCK)]
 
 
 def content_sha256(seed, size):
@@ -408,6 +431,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 seed = q.get("seed", "0") or "0"
                 if size < 0:
                     raise BadRequest("negative size")
+                if q.get("gzip") == "1":
+                    return self._simple(200, hashlib.sha256(gzipped(seed, size)).hexdigest() + "\n")
                 return self._simple(200, content_sha256(seed, size) + "\n")
             if path.startswith("/redirect/"):
                 return self._serve_redirect(path, query)
@@ -512,6 +537,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if size < 0:
             raise BadRequest("negative size")
         seed = q.get("seed", "0") or "0"
+        blob = gzipped(seed, size) if q.get("gzip") == "1" else None
+        if blob is not None:
+            size = len(blob)
 
         etag_param = q.get("etag")
         if etag_param is None:
@@ -572,6 +600,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Disposition", cd)
         if code == 206:
             self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+        if blob is not None:
+            self.send_header("Content-Encoding", "gzip")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
         else:
@@ -581,7 +611,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.command == "HEAD":
             return
 
-        self._send_body(path, q, seed, start, end, chunked)
+        if blob is not None:
+            source = lambda a, b: iter_blob(blob, a, b)
+        else:
+            source = lambda a, b: iter_content(seed, a, b)
+        self._send_body(path, q, source, start, end, chunked)
 
     def _drop(self):
         self.close_connection = True
@@ -596,7 +630,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
         raise Dropped()
 
-    def _send_body(self, path, q, seed, start, end, chunked):
+    def _send_body(self, path, q, source, start, end, chunked):
         drop_after = int_param(q, "drop_after")
         stall_after = int_param(q, "stall_after")
         stall = float_param(q, "stall", 30.0)
@@ -632,7 +666,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 limit = min(limit, stall_after - sent)
             if rate_piece is not None:
                 limit = min(limit, rate_piece)
-            for piece in iter_content(seed, pos, pos + limit):
+            for piece in source(pos, pos + limit):
                 if rate is not None:
                     due = t0 + (sent + len(piece)) / rate
                     delay = due - time.monotonic()

@@ -123,8 +123,9 @@ public final class FaultServer {
     /// `/file/NAME?size=…&seed=…` plus fault knobs (see fault_server.py).
     public func url(_ pathAndQuery: String) -> String { "http://127.0.0.1:\(port)\(pathAndQuery)" }
 
-    public func sha256(name: String, size: Int, seed: Int) throws -> String {
-        try fetch("/sha256/\(name)?size=\(size)&seed=\(seed)").trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The SHA-256 of `/file/NAME?size=…&seed=…` as sent (`gzip`: with `gzip=1`, compressed).
+    public func sha256(name: String, size: Int, seed: Int, gzip: Bool = false) throws -> String {
+        try fetch("/sha256/\(name)?size=\(size)&seed=\(seed)\(gzip ? "&gzip=1" : "")").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Total body bytes the server sent since the last reset.

@@ -51,6 +51,20 @@ final class FaultServerTests: XCTestCase {
         try assertIdentical(harness, "late.bin", name: "late.bin", size: 4_000_000, seed: 9)
     }
 
+    /// Apache's `AddEncoding x-gzip .gz` labels a .tar.gz as gzip-encoded, and some servers
+    /// compress text nobody asked them to: the file saved is the bytes sent, as `curl -o` saves
+    /// them, never their decoded form cut at Content-Length.
+    func testAnUnrequestedContentEncodingIsSavedAsSent() throws {
+        let harness = EngineHarness(connections: 4)
+        for (name, type) in [("release.tar.gz", "application/x-gzip"), ("notes.txt", "text/plain")] {
+            let url = server.url("/file/\(name)?size=3000000&seed=11&gzip=1&ctype=\(type)")
+            let task = harness.download([url]).first
+            XCTAssertEqual(task?.state, .finished, "\(name): \(String(describing: task?.failReason))")
+            XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file(name)),
+                           try server.sha256(name: name, size: 3_000_000, seed: 11, gzip: true), name)
+        }
+    }
+
     func testServerThatIgnoresRangesRestartsFromZeroAndEndsCorrect() throws {
         let harness = EngineHarness(connections: 4)
         let url = server.url("/file/norange.bin?size=2500000&seed=6&no_range=1&drop_after=900000")
