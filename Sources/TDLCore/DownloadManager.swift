@@ -51,12 +51,6 @@ public final class DownloadManager {
     var lastFlush: Date = .distantPast
     /// When `tick` last sampled the speeds (seconds since the reference date).
     var lastSpeedSample = -Double.infinity
-    /// A download of unknown size finished this turn: its state is written at the end of the
-    /// turn. After a crash, a launch recognises a file renamed into place only by its recorded
-    /// size (`reconcileFinished`), so without a size the file would be downloaded again. Other
-    /// ended downloads are written within a tenth of a second like any change: a commit per
-    /// turn was a sixth of the event loop's time for 500 small files.
-    var unsizedFinishSinceFlush = false
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?
@@ -140,7 +134,6 @@ public final class DownloadManager {
     /// Writes what changed since the last call in one transaction.
     public func flush() {
         guard let store else { return }
-        unsizedFinishSinceFlush = false
         for url in dirtyTasks {
             if let task = tasks[url] {
                 pending.upserted.append(task)
@@ -577,10 +570,14 @@ public final class DownloadManager {
             task.mimeType = mimeType
             task.etag = etag
             task.lastModified = lastModified
-            task.finalURL = finalURL
+            // A final URL marks the part file under this name as the task's own.
+            task.finalURL = finalURL ?? url
             tasks[url] = task
             retrying[url] = nil
             markDirty(url)
+            // Recorded before the engine creates or renames a file under this name, so a run
+            // after a kill at any moment recognises the file as this task's (no "name (1)").
+            flush()
             if resort && task.deletedAt == nil { reposition(url) }
             onEvent?(.taskChanged(url))
         case let .checkpoint(url, segments):
@@ -626,7 +623,6 @@ public final class DownloadManager {
                placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
                 reposition(url)
             }
-            if before.size == nil { unsizedFinishSinceFlush = true }
             onEvent?(.taskSucceeded(url: url, path: path))
             finishBatch()
         case let .failed(url, reason, segments):
@@ -671,9 +667,11 @@ public final class DownloadManager {
             }
             overallSpeed = total
         }
-        // Progress once a second; changed tasks (ended downloads too) within a tenth.
+        // Changed tasks (ended downloads too) and durable progress within a tenth of a second:
+        // a checkpoint's offsets arrive after its fdatasync, twice a second per download, and
+        // what a crash loses is what they do not yet say.
         let sinceFlush = now.timeIntervalSince(lastFlush)
-        if sinceFlush >= 1 || unsizedFinishSinceFlush || (!dirtyTasks.isEmpty && sinceFlush >= 0.1) {
+        if sinceFlush >= 1 || ((!dirtyTasks.isEmpty || !pending.progress.isEmpty) && sinceFlush >= 0.1) {
             flush()
         }
     }

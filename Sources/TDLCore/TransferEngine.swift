@@ -39,7 +39,9 @@ public struct TransferJob: Sendable {
 
 /// What the engine reports back, always on the event-loop thread.
 public enum TransferEvent: Sendable {
-    /// The server answered: the name, size and validators are now known.
+    /// The server answered: the name, size and validators are now known. The manager records
+    /// them before it returns: the engine creates the part file under this name (or renames it
+    /// to it) only afterwards. Also sent again when the size is learned at the end.
     case resolved(url: String, fileName: String, size: Int64?, mimeType: String?, etag: String?, lastModified: String?, finalURL: String?)
     /// These segment offsets are durable on disk (the part file was fdatasync'ed first).
     case checkpoint(url: String, segments: [Segment])

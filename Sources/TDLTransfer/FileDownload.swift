@@ -31,6 +31,11 @@ final class FileDownload {
     var size: Int64?
     var etag: String?
     var lastModified: String?
+    var mimeType: String?
+    var finalURL: String?
+    /// The size the manager last heard of: one learned at the end (no Content-Length) is
+    /// reported before the finish, so a launch after a kill recognises the renamed file.
+    var reportedSize: Int64?
     var part: PartFile?
     var segments: [LiveSegment] = []
     var resolved: Bool
@@ -182,6 +187,8 @@ final class FileDownload {
         } else {
             size = connection.contentLength
         }
+        mimeType = headers["content-type"]
+        finalURL = connection.effectiveURL ?? url
         if part == nil {
             var name = job.fileName
             if !job.nameIsFixed {
@@ -193,7 +200,13 @@ final class FileDownload {
                 }
             }
             do {
-                part = try PartFile.create(directory: job.directory, preferredName: name)
+                // The session records the name before the part file exists (the manager commits
+                // a `.resolved` before it returns): after a kill at any moment the next run
+                // knows the part file, and the file renamed from it, as this task's own.
+                part = try PartFile.create(directory: job.directory, preferredName: name) { chosen in
+                    fileName = chosen
+                    reportResolved()
+                }
             } catch let error as FileError {
                 connection.stopReason = .failed(error.reason)
                 return false
@@ -201,16 +214,16 @@ final class FileDownload {
                 connection.stopReason = .failed(.unknown("\(error)"))
                 return false
             }
-            fileName = part!.fileName
+        } else {
+            reportResolved()
         }
         if let size, let free = Self.freeSpace(job.directory), free < size - written {
-            // Reed's full-disk check: say so before writing, not halfway.
+            // Reed's full-disk check: say so before writing, not halfway. The part file stays,
+            // recorded as this task's, for the run after space was made.
             connection.stopReason = .failed(.diskFull)
             return false
         }
         resolved = true
-        engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: headers["content-type"],
-                                etag: etag, lastModified: lastModified, finalURL: connection.effectiveURL))
         if let size {
             segments[0].end = size
             let acceptsRanges = Connection.header(headers["accept-ranges"], lists: "bytes") || status == 206
@@ -219,6 +232,13 @@ final class FileDownload {
             }
         }
         return true
+    }
+
+    /// Tells the manager the name, size and validators; it records them before this returns.
+    func reportResolved() {
+        reportedSize = size
+        engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: mimeType,
+                                etag: etag, lastModified: lastModified, finalURL: finalURL))
     }
 
     /// Splits a fresh file into up to N segments of at least the minimum size; the first
@@ -542,6 +562,7 @@ final class FileDownload {
             return
         }
         finishing = true
+        if reportedSize != size { reportResolved() }
         engine.report(.finishing(url: url, started: true))
         engine.finisher.enqueue(part: part, expectedSize: size, checksum: job.checksum) { result in
             self.finished(result)
@@ -570,6 +591,22 @@ final class FileDownload {
             engine.report(.finishing(url: url, started: false))
             resetToZero()
             fillConnections()
+        case .nameTaken:
+            // A file appeared under the recorded name while this one downloaded: the next free
+            // name is recorded, then taken, so a kill in between leaves nothing unknown.
+            guard let part, let name = PartFile.freeName(directory: job.directory, preferredName: fileName) else {
+                return failNow(FileError.nameTaken.reason)
+            }
+            fileName = name
+            reportResolved()
+            do {
+                try part.rename(to: name)
+            } catch let error as FileError {
+                return failNow(error.reason)
+            } catch {
+                return failNow(.unknown("\(error)"))
+            }
+            finish()
         case .failed(let reason):
             failNow(reason)
         }

@@ -20,6 +20,8 @@ final class Finisher {
         case checksumMismatch(expected: String, actual: String)
         case sizeMismatch(expected: Int64, actual: Int64)
         case failed(FailReason)
+        /// A file appeared under the recorded name: another must be recorded first.
+        case nameTaken
     }
 
     struct Item {
@@ -105,29 +107,47 @@ final class Finisher {
         }
         let ready = batch.indices.filter { results[$0] == nil }
         // One syncfs per file system flushes every file of the batch on it (what `sync -f`
-        // does) and, since Linux 5.8, reports a write error of any of them; when it fails, or
-        // a file is alone on its file system, that file is fsync'ed itself.
+        // does) and, since Linux 5.8, reports a write error of any of them. A failure fails
+        // every file it covered: they stay part files, and a later run resumes them. A file
+        // alone on its file system is fsync'ed itself.
         var byDevice: [UInt64: [Int]] = [:]
         for k in ready { byDevice[devices[k], default: []].append(k) }
         var synced = Set<Int>()
         for (device, members) in byDevice where device != .max && members.count > 1 {
-            if tdl_syncfs(batch[members[0]].part.fd) == 0 { synced.formUnion(members) }
+            if tdl_syncfs(batch[members[0]].part.fd) == 0 {
+                synced.formUnion(members)
+            } else {
+                let error = FileError.from(errno, batch[members[0]].part.directory)
+                for k in members { results[k] = .failed(error.reason) }
+            }
         }
-        var directories = Set<String>()
-        for k in ready {
+        var renamedIn: [String: [Int]] = [:]
+        for k in ready where results[k] == nil {
             let item = batch[k]
             do {
                 let path = try item.part.finish(syncingFile: !synced.contains(k), syncingDirectory: false)
-                directories.insert(item.part.directory)
+                renamedIn[item.part.directory, default: []].append(k)
                 results[k] = .done(path: path, size: sizes[k])
+            } catch FileError.nameTaken {
+                results[k] = .nameTaken
             } catch let error as FileError {
                 results[k] = .failed(error.reason)
             } catch {
                 results[k] = .failed(.unknown("\(error)"))
             }
         }
-        // The renames become durable with one fsync per folder, before anyone is told.
-        for directory in directories { PartFile.syncDirectory(directory) }
+        // The renames become durable with one fsync per folder, before anyone is told. When
+        // that fails they may not be: the files go back to their part names and fail.
+        for (directory, members) in renamedIn {
+            do {
+                try PartFile.syncDirectory(directory)
+            } catch let error as FileError {
+                for k in members {
+                    batch[k].part.unfinish()
+                    results[k] = .failed(error.reason)
+                }
+            } catch {}
+        }
         return results.map { $0! }
     }
 }

@@ -39,11 +39,13 @@ final class PartFile {
 
     /// Creates a new part file under the first free name: neither `name` nor `name.part` may
     /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
-    static func create(directory: String, preferredName: String) throws -> PartFile {
+    /// `willCreate` hears each name before the file is made under it (to record it first).
+    static func create(directory: String, preferredName: String, willCreate: (String) -> Void) throws -> PartFile {
         for n in 0..<10_000 {
             let name = n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n)
             let target = (directory as NSString).appendingPathComponent(name)
-            if access(target, F_OK) == 0 { continue }
+            if access(target, F_OK) == 0 || access(partPath(directory, name), F_OK) == 0 { continue }
+            willCreate(name)
             let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
             if errno == EEXIST { continue }
@@ -103,21 +105,41 @@ final class PartFile {
         if fdatasync(fd) != 0 { throw FileError.from(errno, partPath) }
     }
 
-    /// fsync, then rename `name.part` to a free final name (never replacing a file), then fsync
-    /// the directory so the rename itself is durable. Returns the final path.
+    /// fsync, then rename `name.part` to `name`, never replacing a file, then fsync the
+    /// directory so the rename itself is durable. Returns the final path. Throws `.nameTaken`
+    /// when a file appeared under the name meanwhile: the session recorded this name, so
+    /// another must be recorded before the part file may become it (see `rename(to:)`).
     func finish(syncingFile: Bool = true, syncingDirectory: Bool = true) throws -> String {
         if syncingFile && fsync(fd) != 0 { throw FileError.from(errno, partPath) }
-        for n in 0..<10_000 {
-            let name = n == 0 ? fileName : FileNameSanitizer.numbered(fileName, n)
+        let target = (directory as NSString).appendingPathComponent(fileName)
+        let failure = Self.move(partPath, to: target)
+        if failure == EEXIST { throw FileError.nameTaken }
+        if failure != 0 { throw FileError.from(failure, target) }
+        if syncingDirectory { try Self.syncDirectory(directory) }
+        return target
+    }
+
+    /// Takes back a finish whose rename could not be made durable: the file is a part file again.
+    func unfinish() {
+        _ = Self.move((directory as NSString).appendingPathComponent(fileName), to: partPath)
+    }
+
+    /// Moves the part file to `name.part` (a free name, already recorded).
+    func rename(to name: String) throws {
+        let newPath = Self.partPath(directory, name)
+        let failure = Self.move(partPath, to: newPath)
+        if failure != 0 { throw failure == EEXIST ? FileError.nameTaken : FileError.from(failure, newPath) }
+        fileName = name
+    }
+
+    /// The first name under which neither a file nor its part file exists.
+    static func freeName(directory: String, preferredName: String) -> String? {
+        for n in 1..<10_000 {
+            let name = FileNameSanitizer.numbered(preferredName, n)
             let target = (directory as NSString).appendingPathComponent(name)
-            let failure = Self.move(partPath, to: target)
-            if failure == EEXIST { continue }
-            if failure != 0 { throw FileError.from(failure, target) }
-            fileName = name
-            if syncingDirectory { Self.syncDirectory(directory) }
-            return target
+            if access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 { return name }
         }
-        throw FileError.other("no free file name for \(fileName)")
+        return nil
     }
 
     /// Renames `from` to `target` unless `target` exists (then EEXIST); 0 or an errno.
@@ -133,21 +155,23 @@ final class PartFile {
         // Nor hard links: check, then rename (a small race, no data loss of ours).
         guard errno == EPERM || errno == ENOTSUP || errno == EXDEV else { return errno }
         if access(target, F_OK) == 0 { return EEXIST }
-        return rename(from, target) == 0 ? 0 : errno
+        return Glibc.rename(from, target) == 0 ? 0 : errno
     }
 
-    static func syncDirectory(_ directory: String) {
+    /// Makes the renames in `directory` durable; a failure means they may not be.
+    static func syncDirectory(_ directory: String) throws {
         let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            Glibc.close(dfd)
-        }
+        guard dfd >= 0 else { throw FileError.from(errno, directory) }
+        defer { Glibc.close(dfd) }
+        if fsync(dfd) != 0 { throw FileError.from(errno, directory) }
     }
 }
 
 /// File-system failures, mapped to the reasons the user sees.
 enum FileError: Error {
     case diskFull
+    /// A file appeared under the name the session recorded for this download.
+    case nameTaken
     case other(String)
 
     static func from(_ code: Int32, _ path: String) -> FileError {
@@ -158,6 +182,7 @@ enum FileError: Error {
     var reason: FailReason {
         switch self {
         case .diskFull: return .diskFull
+        case .nameTaken: return .fileSystem("another file took the name")
         case .other(let text): return .fileSystem(text)
         }
     }

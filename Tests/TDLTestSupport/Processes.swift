@@ -95,6 +95,31 @@ public enum Processes {
         return status
     }
 
+    /// Starts a program with stdio on /dev/null, lets it run for `seconds`, then kills it
+    /// with SIGKILL (a crash, or `kill -9`, at that moment). Returns its wait status.
+    @discardableResult
+    public static func runAndKill(_ executable: String, _ arguments: [String], environment: [String: String],
+                                  after seconds: Double) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return -1 }
+        usleep(UInt32(seconds * 1_000_000))
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status
+    }
+
     /// The first program of that name on PATH (or the usual sbin folders, where nginx lives).
     public static func which(_ name: String) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/sbin:/usr/local/sbin"
