@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tdl needs that are missing; silent when nothing is.
 #   scripts/install-deps.sh          build and run: curl, ncursesw, sqlite headers
-#   scripts/install-deps.sh --test  also what the tests start: nginx (HTTP and HTTPS with an
-#                                   openssl-made certificate), an FTP server (pyftpdlib), tmux
+#   scripts/install-deps.sh --test  also what the tests start and use: nginx (HTTP and HTTPS with an
+#                                   openssl-made certificate), an FTP server (pyftpdlib), tmux,
+#                                   strace (to inject system-call failures)
 #   scripts/install-deps.sh --bench also the peers the benchmark times: wget, aria2
 set -euo pipefail
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
-  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib)
+  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace)
 fi
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wget aria2)
