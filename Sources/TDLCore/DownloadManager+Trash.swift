@@ -9,17 +9,19 @@ extension DownloadManager {
     public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
         let removed = removeFromList(urls)
         guard !removed.isEmpty else { return [:] }
-        let removedSet = Set(removed.map(\.url))
-        pausedByLimit.removeAll { removedSet.contains($0) }
         if settings.isTrashOpened {
             // A microsecond apart, so the order survives a reload: the last deleted is the newest.
             let now = clock()
             for (n, item) in removed.enumerated() {
                 let url = item.url
-                let state = tasks[url]!.state
-                if state == .downloading { engine?.stop(url: url) }
+                // The trash keeps the state a task had (a download goes back to waiting), for
+                // a restore; nothing in it runs or waits for a slot meanwhile.
+                if tasks[url]!.state == .downloading {
+                    engine?.stop(url: url)
+                    setState(url, .waiting)
+                }
                 tasks[url]!.deletedAt = now.addingTimeInterval(Double(n) * 1e-6)
-                if state.isActive { setState(url, .paused) }
+                trackState(url, .stopped)
                 markDirty(url)
             }
             toDeleteList.insert(contentsOf: removed.reversed().map(\.url), at: 0)
@@ -101,6 +103,7 @@ extension DownloadManager {
         toDeleteList.removeAll { wanted.contains($0) }
         for url in restored {
             tasks[url]!.deletedAt = nil
+            trackState(url, tasks[url]!.state)
             markDirty(url)
         }
         if sortType == .manual {
@@ -109,6 +112,7 @@ extension DownloadManager {
             insertSorted(restored.map { tasks[$0]! })
         }
         onEvent?(.listChanged)
+        finishBatch()
         return restored.compactMap { indexPath(of: $0) }
     }
 

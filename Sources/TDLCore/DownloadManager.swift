@@ -19,6 +19,9 @@ public final class DownloadManager {
     public var clock: () -> Date = Date.init
     /// Every change is reported here, on the loop thread.
     public var onEvent: ((ManagerEvent) -> Void)?
+    /// Hashes a file (path, algorithm → hex): a finished file asked for again with a checksum
+    /// is verified, not trusted. Nil: not verified.
+    public var fileDigest: ((String, Checksum.Algorithm) -> String?)?
 
     public let engine: TransferEngine?
     public let store: SessionStore?
@@ -28,8 +31,6 @@ public final class DownloadManager {
     var titles: [String] = [""]
     var indexCache: [String: ListIndex]?
     public internal(set) var toDeleteList: [String] = []
-    /// Tasks paused because the limit went down, oldest first: raising the limit resumes exactly these.
-    var pausedByLimit: [String] = []
     var waitingSet: Set<String> = []
     /// The waiting set in start order; see `WaitingQueue`.
     var waitingQueue = WaitingQueue()
@@ -80,6 +81,8 @@ public final class DownloadManager {
             markSettingsDirty()
         }
         var interrupted = 0
+        // A clean quit says so in the session; anything else was a crash or a kill.
+        let crashed = !settings.endedCleanly
         // The store's table becomes the manager's, changed in place: 100,000 tasks are
         // neither copied nor inserted again, and only the active ones are visited.
         var loaded = snapshot.tasks
@@ -88,21 +91,27 @@ public final class DownloadManager {
         for (url, task) in tasks where loaded[url] == nil { loaded[url] = task }
         tasks = loaded
         loaded = [:]
+        var runningBefore: [DownloadTask] = []
         for url in snapshot.activeURLs {
             guard let index = tasks.index(forKey: url) else { continue }
+            let wasDownloading = tasks.values[index].state == .downloading
             if restoring {
                 if reconcileFinished(&tasks.values[index]) {
                     dirtyTasks.insert(url)
-                } else {
-                    if tasks.values[index].state == .downloading { interrupted += 1 }
-                    let restored: TaskState = settings.resumeInterruptedOnLaunch ? .waiting : .paused
-                    // Saved as it is now, or a quit before the next change would keep "downloading".
-                    if tasks.values[index].state != restored { dirtyTasks.insert(url) }
-                    tasks.values[index].state = restored
+                } else if wasDownloading {
+                    if crashed { interrupted += 1 }
+                    let waitPaused = crashed && !settings.resumeInterruptedOnLaunch
+                    tasks.values[index].state = waitPaused ? .paused : .waiting
+                    dirtyTasks.insert(url)
+                    if !waitPaused && tasks.values[index].deletedAt == nil { runningBefore.append(tasks.values[index]) }
                 }
+            } else if wasDownloading {
+                // Nothing downloads it while this process reads the session: it waits (as the
+                // store keeps it, so the next launch starts it first again).
+                tasks.values[index].state = .waiting
             }
             let state = tasks.values[index].state
-            if state.isActive { trackState(url, state) }
+            if state.isActive && tasks.values[index].deletedAt == nil { trackState(url, state) }
         }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         if settings.sortType == .manual, let layout = snapshot.manualLayout {
@@ -110,8 +119,17 @@ public final class DownloadManager {
         } else {
             rebuildList()
         }
-        if interrupted > 0 { onEvent?(.restoredInterrupted(interrupted)) }
+        if restoring && engine != nil {
+            // Until `shutdown` says otherwise, the next launch treats this run as cut off.
+            settings.endedCleanly = false
+            markSettingsDirty()
+            flush()
+        }
         engine?.setGlobalRateLimit(settings.globalRateLimit)
+        // What was downloading before goes on first, so a relaunch runs the same downloads.
+        for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) }) where hasFreeSlot && engine != nil {
+            start(task.url)
+        }
         schedule()
         return interrupted
     }
@@ -150,16 +168,19 @@ public final class DownloadManager {
         pending = SessionChanges()
         do {
             try store.commit(changes)
+            lastError = nil
         } catch {
             // Keep the changes for the next try: nothing the user did is dropped.
             pending = changes
-            lastError = "could not save the session: \(error)"
+            let problem = "could not save the session: \(error)"
+            lastError = problem
+            onEvent?(.saveFailed(problem))
         }
         lastFlush = clock()
     }
 
     var layoutDirty = false
-    /// The last problem worth showing the user that has no task of its own.
+    /// Why the last save failed; nil once a save succeeds.
     public internal(set) var lastError: String?
 
     func markDirty(_ url: String) { dirtyTasks.insert(url) }
@@ -275,11 +296,17 @@ public final class DownloadManager {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
-            if tasks[url] != nil || seen.contains(url) {
+            if seen.contains(url) {
                 result.existing.append(url)
-                let reason = seen.contains(url) ? "repeated in this batch"
-                    : (tasks[url]?.deletedAt != nil ? "already in the trash" : "already in the list")
-                result.duplicates.append(.init(url: url, reason: reason))
+                result.duplicates.append(.init(url: url, reason: "repeated in this batch"))
+                continue
+            }
+            if tasks[url] != nil {
+                seen.insert(url)
+                result.existing.append(url)
+                let outcome = askAgain(url, directory: directory, fileName: fileName, checksum: checksum)
+                result.duplicates.append(.init(url: url, reason: outcome.done))
+                if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
                 continue
             }
             seen.insert(url)
@@ -292,7 +319,10 @@ public final class DownloadManager {
             newTasks.append(task)
             result.added.append(url)
         }
-        guard !newTasks.isEmpty else { return result }
+        guard !newTasks.isEmpty else {
+            finishBatch()
+            return result
+        }
         for task in newTasks {
             tasks[task.url] = task
             trackState(task.url, task.state)
@@ -352,7 +382,6 @@ public final class DownloadManager {
         for url in urls {
             guard let task = tasks[url], task.state.isActive else { continue }
             if task.state == .downloading { engine?.stop(url: url) }
-            pausedByLimit.removeAll { $0 == url }
             setState(url, .paused)
             changed.append(url)
         }
@@ -360,13 +389,23 @@ public final class DownloadManager {
         return changed
     }
 
-    /// Resumes paused, stopped or failed tasks in the list. SDE's rule: only while under the
-    /// limit; with `queueIfFull` the rest wait for a slot instead.
+    /// Resumes paused, stopped or failed tasks; one in the trash comes back from it first
+    /// (resuming is asking for it again). SDE's rule: only while under the limit; with
+    /// `queueIfFull` the rest wait for a slot instead. Without an engine (no tdl downloads
+    /// this session) they wait for the next one that does.
     @discardableResult
     public func resumeTasks(_ urls: [String], queueIfFull: Bool = false) -> [String] {
         var changed: [String] = []
+        restoreToDeleteTasks(urls.filter { isInTrash($0) && tasks[$0]?.state != .finished })
         for url in urls {
             guard let task = tasks[url], !isInTrash(url), task.state != .finished, task.state != .downloading else { continue }
+            if engine == nil {
+                if task.state != .waiting {
+                    setState(url, .waiting)
+                    changed.append(url)
+                }
+                continue
+            }
             if task.state == .waiting {
                 if hasFreeSlot { start(url); changed.append(url) }
                 continue
@@ -390,7 +429,6 @@ public final class DownloadManager {
         for url in urls {
             guard let task = tasks[url], task.state == .downloading || task.state == .waiting || task.state == .paused else { continue }
             if task.state == .downloading { engine?.stop(url: url) }
-            pausedByLimit.removeAll { $0 == url }
             setState(url, .stopped)
             changed.append(url)
         }
@@ -465,7 +503,6 @@ public final class DownloadManager {
         if !underLimit { settings.maxDownloadCount = 0; markSettingsDirty() }
         let candidates = listedTasksByAddTime().filter { $0.state == .paused || $0.state == .stopped || $0.state == .failed }
         for task in candidates { setState(task.url, .waiting) }
-        pausedByLimit.removeAll()
         finishBatch()
     }
 
@@ -481,8 +518,9 @@ public final class DownloadManager {
 
     // MARK: - Scheduler
 
-    /// 0 or negative means no limit. Lowering pauses the excess (newest first); raising resumes
-    /// exactly the tasks the lowering paused.
+    /// 0 or negative means no limit. Lowering it sends the excess (the newest downloads) back
+    /// to the waiting queue, where add-time order puts them ahead of later tasks; raising it
+    /// starts waiting tasks in that order.
     public var maxDownloadCount: Int {
         get { settings.maxDownloadCount }
         set {
@@ -492,16 +530,9 @@ public final class DownloadManager {
                 let excess = downloadingSet.subtracting(finishingSet).compactMap { tasks[$0] }
                     .sorted { ($0.addTime, $0.url) > ($1.addTime, $1.url) }
                     .prefix(downloadsInSlots - newValue)
-                for task in excess.reversed() {
+                for task in excess {
                     engine?.stop(url: task.url)
-                    setState(task.url, .paused)
-                    pausedByLimit.append(task.url)
-                }
-            } else {
-                pausedByLimit.sort { (tasks[$0]?.addTime ?? .distantPast, $0) < (tasks[$1]?.addTime ?? .distantPast, $1) }
-                while hasFreeSlot, !pausedByLimit.isEmpty {
-                    let url = pausedByLimit.removeFirst()
-                    if tasks[url]?.state == .paused { start(url) }
+                    setState(task.url, .waiting)
                 }
             }
             finishBatch()
@@ -690,9 +721,14 @@ public final class DownloadManager {
         return Double(remaining) / Double(overallSpeed)
     }
 
-    /// Called before the program ends: transfers stop, the last durable offsets are saved.
+    /// Called before the program ends: transfers stop, the last durable offsets are saved, and
+    /// the session says it ended cleanly (the next launch reports no interrupted download).
     public func shutdown() {
         engine?.shutdown()
+        if engine != nil {
+            settings.endedCleanly = true
+            markSettingsDirty()
+        }
         flush()
     }
 }

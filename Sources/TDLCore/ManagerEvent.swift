@@ -6,8 +6,8 @@ public enum ManagerEvent: Equatable, Sendable {
     case listChanged
     /// SDE's deleteCompletionHandler: the task, where it was, how many in this batch, which one (from 1).
     case deleted(url: String, from: ListIndex?, count: Int, nth: Int)
-    /// On launch: this many downloads were interrupted by a quit or a crash and continue now.
-    case restoredInterrupted(Int)
+    /// The session could not be saved (the changes are kept and tried again): tell the user.
+    case saveFailed(String)
     /// A task finished (file in place) or failed for good.
     case taskSucceeded(url: String, path: String)
     case taskFailed(url: String, reason: FailReason)
@@ -20,8 +20,11 @@ public struct AddResult: Equatable, Sendable {
     public var added: [String] = []
     public var existing: [String] = []
     public var rejected: [Rejection] = []
-    /// The URLs of `existing`, each with why it was skipped (in the list, in the trash, repeated).
+    /// The URLs of `existing`, each with what asking for it again did ("already in the list",
+    /// "back from the trash", "downloads again: …", "repeated in this batch").
     public var duplicates: [Rejection] = []
+    /// Options given for a URL the session has that could not be applied to it, and why.
+    public var notApplied: [Rejection] = []
 
     public struct Rejection: Equatable, Sendable {
         public let url: String

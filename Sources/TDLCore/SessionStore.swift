@@ -12,6 +12,9 @@ public struct SessionSettings: Equatable, Sendable {
     public var globalRateLimit: Int64?
     public var connectionsPerDownload = 8
     public var resumeInterruptedOnLaunch = true
+    /// The last tdl that downloaded in this session quit cleanly (false while one runs, and
+    /// after a crash or kill): only then are downloads it left reported as interrupted.
+    public var endedCleanly = true
     public var maxRetries = 3
     public var onComplete: String?
     public var onError: String?

@@ -22,6 +22,7 @@ enum SettingsRecord {
         if let v = values["connectionsPerDownload"], let n = Int(v) { s.connectionsPerDownload = n }
         if let v = values["resumeInterruptedOnLaunch"] { s.resumeInterruptedOnLaunch = v == "1" }
         if let v = values["maxRetries"], let n = Int(v) { s.maxRetries = n }
+        if let v = values["endedCleanly"] { s.endedCleanly = v == "1" }
         s.onComplete = values["onComplete"]
         s.onError = values["onError"]
         return s
@@ -37,7 +38,7 @@ enum SettingsRecord {
             ("downloadDirectory", s.downloadDirectory), ("globalRateLimit", s.globalRateLimit.map(String.init)),
             ("connectionsPerDownload", String(s.connectionsPerDownload)),
             ("resumeInterruptedOnLaunch", flag(s.resumeInterruptedOnLaunch)), ("maxRetries", String(s.maxRetries)),
-            ("onComplete", s.onComplete), ("onError", s.onError),
+            ("onComplete", s.onComplete), ("onError", s.onError), ("endedCleanly", flag(s.endedCleanly)),
         ]
         for (key, value) in pairs {
             if let value {

@@ -147,8 +147,8 @@ public final class TerminalApp {
         switch event {
         case .listChanged, .deleted:
             entriesStale = true
-        case .restoredInterrupted(let n):
-            say("restored \(n) interrupted download\(n == 1 ? "" : "s")")
+        case .saveFailed(let problem):
+            say(problem, error: true)
         case .taskSucceeded(let url, _):
             if manager.sortType != .manual { entriesStale = true }
             _ = url
@@ -502,7 +502,9 @@ public final class TerminalApp {
         entriesStale = true
         var parts: [String] = []
         if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
-        if !result.existing.isEmpty { parts.append("\(result.existing.count) already in the list") }
+        for (what, again) in Dictionary(grouping: result.duplicates, by: \.reason).sorted(by: { $0.key < $1.key }) {
+            parts.append("\(again.count) \(what)")
+        }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
         say(parts.joined(separator: "; "), error: !result.rejected.isEmpty)
         if let first = result.added.first {

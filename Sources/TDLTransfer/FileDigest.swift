@@ -6,7 +6,15 @@ import Glibc
 #endif
 
 /// Hashes a file in large reads with the algorithm a checksum names.
-enum FileDigest {
+public enum FileDigest {
+    /// The hex digest of the file at `path`; nil when it cannot be read.
+    public static func hex(ofFile path: String, algorithm: Checksum.Algorithm) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return hex(of: fd, algorithm: algorithm)
+    }
+
     static func hex(of fd: Int32, algorithm: Checksum.Algorithm) -> String? {
         switch algorithm {
         case .md5: return hash(fd, Insecure.MD5())

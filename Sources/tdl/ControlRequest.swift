@@ -113,12 +113,12 @@ enum ControlActions {
         case .add:
             var added = 0
             for result in add(request.items, to: manager) {
-                for r in result.rejected {
+                for r in result.rejected + result.notApplied {
                     reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
                     reply.status = ExitStatus.badInput
                 }
                 for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
-                for url in result.existing { reply.lines.append("already in the list: \(ScreenSafe.url(url))") }
+                for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
                 added += result.added.count
             }
             if added > 0 { reply.note = "added \(countOf(added)) from another tdl" }

@@ -133,10 +133,11 @@ struct GetCommand: ParsableCommand {
                 rejected.append("\(ScreenSafe.url(entry.url)): bad checksum \"\(bad)\"")
                 continue
             }
-            items.append(ControlRequest.Item(entry, folder: nil, checksum: checksum, limit: limit))
+            // -d is the session's folder from now on; given here too, it applies to a URL the session has.
+            items.append(ControlRequest.Item(entry, folder: global.dir, checksum: checksum, limit: limit))
         }
         for result in ControlActions.add(items, to: manager) {
-            for r in result.rejected { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
+            for r in result.rejected + result.notApplied { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
             requested += result.added
             requested += result.existing
         }
@@ -144,11 +145,6 @@ struct GetCommand: ParsableCommand {
         if all { requested += manager.unfinishedList }
         var seen = Set<String>()
         requested = requested.filter { seen.insert($0).inserted }
-        // A finished task whose file is gone is fetched again.
-        let vanished = requested.filter { url in
-            manager.state(of: url) == .finished && !FileManager.default.fileExists(atPath: manager.task(url)!.filePath)
-        }
-        manager.restartTasks(vanished)
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
         manager.resumeTasks(toResume, queueIfFull: true)
@@ -202,6 +198,11 @@ struct GetCommand: ParsableCommand {
         if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
         control?.shutDown()
+        if let problem = manager.lastError {
+            // What this run changed is not in the session: a later run may not know its files.
+            warn(problem)
+            Foundation.exit(ExitStatus.session)
+        }
         if getInterrupted != 0 {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)

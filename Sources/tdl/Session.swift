@@ -51,6 +51,7 @@ final class Session {
         }
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
+        manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted)
         } catch {

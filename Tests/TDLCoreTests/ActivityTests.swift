@@ -87,6 +87,7 @@ final class ActivityTests: XCTestCase {
         var settings = SessionSettings()
         settings.maxDownloadCount = 1
         settings.isTrashOpened = true
+        settings.endedCleanly = false  // the tdl that ran it was killed
         let t0 = Date(timeIntervalSinceReferenceDate: 1000)
         var tasks = [
             DownloadTask(url: "https://example.com/a", fileName: "a", directory: folder, addTime: t0, state: .downloading),
@@ -100,15 +101,35 @@ final class ActivityTests: XCTestCase {
         let store = FakeStore(SessionSnapshot(tasks: tasks, settings: settings))
         let engine = FakeEngine()
         let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
-        var events: [ManagerEvent] = []
-        manager.onEvent = { events.append($0) }
         XCTAssertEqual(try manager.load(), 1)
-        XCTAssertTrue(events.contains(.restoredInterrupted(1)))
         XCTAssertEqual(engine.started, ["https://example.com/a"])
         XCTAssertEqual(manager.state(of: "https://example.com/b"), .waiting)
         XCTAssertEqual(manager.toDeleteList, ["https://example.com/e", "https://example.com/d"])
         XCTAssertEqual(manager.downloadList, [["https://example.com/a", "https://example.com/b", "https://example.com/c"]])
         XCTAssertEqual(manager.maxDownloadCount, 1)
+    }
+
+    /// A clean quit is no interruption, and a relaunch runs what ran before, ahead of an older
+    /// task that was waiting behind it (it had been stopped, then resumed).
+    func testAfterACleanQuitNothingIsInterruptedAndWhatRanRunsFirst() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.maxDownloadCount = 1
+        settings.resumeInterruptedOnLaunch = false
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let tasks = [
+            DownloadTask(url: "https://example.com/older", fileName: "older", directory: folder, addTime: t0, state: .waiting),
+            DownloadTask(url: "https://example.com/ran", fileName: "ran", directory: folder, addTime: t0 + 1, state: .downloading),
+        ]
+        let store = FakeStore(SessionSnapshot(tasks: tasks, settings: settings))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
+        XCTAssertEqual(try manager.load(), 0)
+        XCTAssertEqual(engine.started, ["https://example.com/ran"])
+        XCTAssertEqual(manager.state(of: "https://example.com/older"), .waiting)
+        XCTAssertFalse(manager.settings.endedCleanly, "a crash from now on must be told from a clean quit")
+        manager.shutdown()
+        XCTAssertTrue(manager.settings.endedCleanly)
     }
 
     func testAFileRenamedIntoPlaceBeforeItsStateWasSavedIsNotDownloadedAgain() throws {
@@ -125,7 +146,9 @@ final class ActivityTests: XCTestCase {
         try Data(repeating: 2, count: 7).write(to: URL(fileURLWithPath: folder + "/other.bin"))
         var other = DownloadTask(url: "https://example.com/other.bin", fileName: "other.bin", directory: folder, state: .downloading)
         other.size = 10
-        let store = FakeStore(SessionSnapshot(tasks: [done, other]))
+        var crashed = SessionSettings()
+        crashed.endedCleanly = false
+        let store = FakeStore(SessionSnapshot(tasks: [done, other], settings: crashed))
         let engine = FakeEngine()
         let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
         XCTAssertEqual(try manager.load(), 1, "only the other one was interrupted")

@@ -15,7 +15,8 @@ final class AddingAndTaskInfoTests: XCTestCase {
 
         XCTAssertEqual(f.manager.add([a]).duplicates.map(\.reason), ["already in the list"])
         f.manager.deleteTasks([a])
-        XCTAssertEqual(f.manager.add([a]).duplicates.map(\.reason), ["already in the trash"])
+        XCTAssertEqual(f.manager.add([a]).duplicates.map(\.reason), ["back from the trash"], "asking again brings it back")
+        XCTAssertNil(f.manager.task(a)?.deletedAt)
         XCTAssertEqual(f.manager.add([]).added, [])
     }
 

@@ -57,30 +57,25 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(f.manager.state(of: urls[2]), .waiting)
     }
 
-    func testLoweringTheLimitPausesTheNewestAndRaisingResumesExactlyThose() {
+    /// The limit's excess goes back to waiting, not to Paused: a freed slot starts the oldest
+    /// waiting task, which it is ahead of any task added after it.
+    func testLoweringTheLimitSendsTheNewestBackToTheQueueInItsOrder() {
         let f = Fixture(limit: 4)
         let urls = f.add(["a", "b", "c", "d", "e", "f"])
         f.manager.pauseTasks([urls[0]])  // a slot frees: e starts; a is the user's pause
         XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .downloading, .downloading, .waiting])
 
         f.manager.maxDownloadCount = 2
-        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .paused, .paused, .waiting])
+        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .waiting, .waiting, .waiting])
         XCTAssertEqual(Set(f.engine.stopped.suffix(2)), [urls[3], urls[4]])
 
-        f.manager.maxDownloadCount = 1
-        XCTAssertEqual(f.manager.state(of: urls[2]), .paused)
-
-        f.manager.maxDownloadCount = 2
-        XCTAssertEqual(f.manager.state(of: urls[2]), .downloading, "the oldest task the limit paused comes back first")
-        XCTAssertEqual(f.manager.state(of: urls[3]), .paused)
+        f.manager.stopTasks([urls[1]])
+        XCTAssertEqual(f.manager.state(of: urls[3]), .downloading, "the oldest waiting task takes the freed slot, not a newer one")
+        XCTAssertEqual(f.manager.state(of: urls[5]), .waiting)
 
         f.manager.maxDownloadCount = 4
-        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .downloading, .downloading, .downloading, .downloading, .waiting],
-                       "exactly the limit-paused tasks resume; the user's pause stays; waiting keeps waiting")
-
-        f.manager.maxDownloadCount = 5
-        XCTAssertEqual(f.manager.state(of: urls[5]), .downloading)
-        XCTAssertEqual(f.manager.state(of: urls[0]), .paused)
+        XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.paused, .stopped, .downloading, .downloading, .downloading, .downloading],
+                       "raising it starts the queue in order; the user's pause and stop stay")
     }
 
     func testZeroOrNegativeMeansNoLimit() {
@@ -93,15 +88,15 @@ final class SchedulerTests: XCTestCase {
         XCTAssertTrue(urls.allSatisfy { f.manager.state(of: $0) == .downloading }, "the paused excess comes back")
     }
 
-    func testTasksPausedByTheLimitAndThenByTheUserStayPaused() {
+    func testTasksTheLimitSentBackAndThenTheUserPausedStayPaused() {
         let f = Fixture(limit: 3)
         let urls = f.add(["a", "b", "c"])
         f.manager.maxDownloadCount = 1
-        f.manager.pauseTasks([urls[2]])  // already paused: nothing changes, but stopping it is the user's call
+        f.manager.pauseTasks([urls[2]])  // waiting after the limit: the user's pause holds it
         f.manager.stopTasks([urls[1]])
         f.manager.maxDownloadCount = 3
         XCTAssertEqual(f.manager.state(of: urls[1]), .stopped)
-        XCTAssertEqual(f.manager.state(of: urls[2]), .downloading)
+        XCTAssertEqual(f.manager.state(of: urls[2]), .paused)
     }
 
     func testWithoutAnEngineTasksWaitForOneThatDownloads() {

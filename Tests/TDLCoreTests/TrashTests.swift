@@ -26,7 +26,7 @@ final class TrashTests: XCTestCase {
         let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
         f.manager.deleteTasks([a])
         XCTAssertEqual(f.engine.stopped, [a])
-        XCTAssertEqual(f.manager.state(of: a), .paused)
+        XCTAssertEqual(f.manager.state(of: a), .waiting, "kept for a restore, but nothing in the trash runs")
         XCTAssertEqual(f.manager.state(of: b), .downloading)
 
         let g = Fixture(limit: 1, trash: false)
@@ -64,14 +64,26 @@ final class TrashTests: XCTestCase {
         XCTAssertEqual(f.manager.restoreAllToDeleteTasks(), [])
     }
 
-    func testRestoredTasksStayPausedUntilResumed() {
+    func testTrashAndRestoreKeepTheStateATaskHad() {
+        let f = Fixture(limit: 1, trash: true)
+        let (a, b, c) = (f.add(["a"])[0], f.add(["b"])[0], f.add(["c"])[0])
+        f.manager.pauseTasks([b])
+        f.manager.deleteTasks([b, c])
+        f.manager.pauseTasks([a])
+        XCTAssertEqual(f.engine.started, [a], "nothing in the trash starts when a slot frees")
+        f.manager.restoreToDeleteTasks([b, c])
+        XCTAssertEqual(f.manager.state(of: b), .paused)
+        XCTAssertEqual(f.manager.state(of: c), .downloading, "a waiting task comes back waiting, and takes the free slot")
+    }
+
+    func testResumingATaskInTheTrashBringsItBack() {
         let f = Fixture(trash: true)
         let a = f.add(["a"])[0]
+        f.manager.pauseTasks([a])
         f.manager.deleteTasks([a])
-        XCTAssertEqual(f.manager.resumeTasks([a]), [], "a task in the trash does not resume")
-        f.manager.restoreToDeleteTasks([a])
-        XCTAssertEqual(f.manager.state(of: a), .paused)
         XCTAssertEqual(f.manager.resumeTasks([a]), [a])
+        XCTAssertNil(f.manager.task(a)?.deletedAt)
+        XCTAssertEqual(f.manager.state(of: a), .downloading)
     }
 
     func testCleanupByURLIndexAndRangeDeletesFiles() {

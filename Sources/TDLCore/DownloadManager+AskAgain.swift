@@ -1,0 +1,93 @@
+import Foundation
+
+/// Asking for a URL the session already has (`tdl get`, `tdl add`, `a` on the screen, another
+/// tdl through the socket). The rules, as a user expects them:
+/// - a task in the trash comes back, in the state it had;
+/// - new options apply to it: a checksum replaces the old one (a failed check is not sticky),
+///   a file name renames what is on disk (never over another file), a folder applies while
+///   nothing is downloaded yet; what cannot apply is named, and the command fails;
+/// - a finished file is verified, not trusted: missing, of another size, or not matching the
+///   checksum, it is downloaded again.
+/// A download running meanwhile is stopped for the change and goes on from the bytes it has.
+extension DownloadManager {
+    struct AskAgainOutcome {
+        var done: String
+        var notApplied: String?
+    }
+
+    func askAgain(_ url: String, directory: String?, fileName: String?, checksum: Checksum?) -> AskAgainOutcome {
+        var done: [String] = []
+        var problems: [String] = []
+        if isInTrash(url) {
+            restoreToDeleteTasks([url])
+            done.append("back from the trash")
+        }
+        let wasDownloading = tasks[url]!.state == .downloading
+        if wasDownloading { engine?.stop(url: url) }
+        if let checksum, tasks[url]!.checksum != checksum {
+            tasks[url]!.checksum = checksum
+            if tasks[url]!.state == .failed, case .checksumMismatch? = tasks[url]!.failReason { resetProgress(url) }
+            markDirty(url)
+        }
+        if let fileName, fileName != tasks[url]!.fileName {
+            if let problem = rename(url, to: fileName) { problems.append(problem) } else { done.append("renamed to \(fileName)") }
+        }
+        if let directory, directory != tasks[url]!.directory {
+            let task = tasks[url]!
+            if task.received == 0 && task.state != .finished && !FileManager.default.fileExists(atPath: task.partPath) {
+                tasks[url]!.directory = directory
+                markDirty(url)
+            } else {
+                problems.append("it is already downloaded (or partly) in \(task.directory); not moved")
+            }
+        }
+        if tasks[url]!.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
+            // The wrong file is the session's own (it downloaded it there): the right one replaces it.
+            restartTasks([url])
+            done.append("downloads again: \(why)")
+        } else if wasDownloading {
+            start(url)
+        }
+        if done.isEmpty { done.append(tasks[url]!.state == .finished ? "already downloaded" : "already in the list") }
+        return AskAgainOutcome(done: done.joined(separator: ", "), notApplied: problems.isEmpty ? nil : problems.joined(separator: "; "))
+    }
+
+    /// Why a finished task's file is not what it downloaded; nil when it is.
+    func whyFinishedFileIsNotTheDownload(_ url: String) -> String? {
+        guard let task = tasks[url] else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: task.filePath) else {
+            return "the file is missing"
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value
+        if let expected = task.size, size != expected { return "the file on disk has another size" }
+        if let checksum = task.checksum, let fileDigest, fileDigest(task.filePath, checksum.algorithm) != checksum.hex {
+            return "the file on disk does not match \(checksum.algorithm.rawValue)"
+        }
+        return nil
+    }
+
+    /// Gives a task the file name the user chose, renaming its finished or part file on disk
+    /// (never over another file). Returns why it could not, or nil.
+    func rename(_ url: String, to fileName: String) -> String? {
+        guard let task = tasks[url] else { return nil }
+        let target = (task.directory as NSString).appendingPathComponent(fileName)
+        let (from, to) = task.state == .finished ? (task.filePath, target) : (task.partPath, target + ".part")
+        if FileManager.default.fileExists(atPath: from) {
+            if FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: to) {
+                return "cannot rename to \(fileName): a file of that name exists"
+            }
+            do {
+                try FileManager.default.moveItem(atPath: from, toPath: to)
+            } catch {
+                return "cannot rename to \(fileName): \(error.localizedDescription)"
+            }
+        }
+        tasks[url]!.fileName = fileName
+        tasks[url]!.userChoseName = true
+        if task.state == .finished { tasks[url]!.completedPath = target }
+        markDirty(url)
+        if task.deletedAt == nil, placeDepends(nameChanged: true, sizeChanged: false) { reposition(url) }
+        onEvent?(.taskChanged(url))
+        return nil
+    }
+}
