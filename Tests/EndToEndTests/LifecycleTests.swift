@@ -1,0 +1,180 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// A task's life as a person meets it through the real binary: asking for a URL again, quitting
+/// and relaunching, the trash, commands while no tdl runs, a save that fails.
+final class LifecycleTests: XCTestCase {
+    static var server: FaultServer!
+
+    override class func setUp() {
+        do { server = try FaultServer() } catch { XCTFail("fault server: \(error)") }
+    }
+
+    override class func tearDown() { server = nil }
+
+    var server: FaultServer { Self.server }
+
+    func url(_ name: String, size: Int = 200_000, seed: Int = 1, extra: String = "") -> String {
+        server.url("/file/\(name)?size=\(size)&seed=\(seed)\(extra)")
+    }
+
+    func assertIdentical(_ path: String, _ name: String, size: Int = 200_000, seed: Int = 1, line: UInt = #line) throws {
+        XCTAssertEqual(try Processes.sha256(ofFile: path), try server.sha256(name: name, size: size, seed: seed), line: line)
+    }
+
+    // MARK: - Asking again
+
+    func testAFinishedFileThatIsMissingOrChangedIsDownloadedAgain() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let photo = url("photo.jpg")
+        let get = ["get", "-q", "-d", downloads.path, photo]
+        XCTAssertEqual(try Processes.tdl(get, home: home.path).status, 0)
+        try FileManager.default.removeItem(atPath: downloads.file("photo.jpg"))
+        let missing = try Processes.tdl(get, home: home.path)
+        XCTAssertEqual(missing.status, 0, missing.stderr)
+        try assertIdentical(downloads.file("photo.jpg"), "photo.jpg")
+        try Data(repeating: 7, count: 10).write(to: URL(fileURLWithPath: downloads.file("photo.jpg")))
+        let changed = try Processes.tdl(get, home: home.path)
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+        try assertIdentical(downloads.file("photo.jpg"), "photo.jpg")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), ["photo.jpg"])
+    }
+
+    /// A finished file is verified against a checksum given with it, not trusted; a failed
+    /// check is not sticky: the right value, given next, replaces the wrong one.
+    func testAChecksumGivenAgainIsCheckedAndReplacesTheOldOne() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let file = url("sum.bin")
+        XCTAssertEqual(try Processes.tdl(["get", "-q", "-d", downloads.path, file], home: home.path).status, 0)
+        let wrong = "sha256=" + String(repeating: "0", count: 64)
+        let right = "sha256=" + (try server.sha256(name: "sum.bin", size: 200_000, seed: 1))
+        let mismatch = try Processes.tdl(["get", "-q", "--checksum", wrong, file], home: home.path)
+        XCTAssertEqual(mismatch.status, 1, "a finished file that does not match is no success\n\(mismatch.stderr)")
+        XCTAssertTrue(mismatch.stderr.contains("checksum"), mismatch.stderr)
+        let fixed = try Processes.tdl(["get", "-q", "--checksum", right, file], home: home.path)
+        XCTAssertEqual(fixed.status, 0, fixed.stderr)
+        try assertIdentical(downloads.file("sum.bin"), "sum.bin")
+    }
+
+    func testANameGivenAgainRenamesTheFile() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let file = url("report.pdf")
+        XCTAssertEqual(try Processes.tdl(["get", "-q", "-d", downloads.path, file], home: home.path).status, 0)
+        let renamed = try Processes.tdl(["get", "-q", "-o", "renamed.pdf", file], home: home.path)
+        XCTAssertEqual(renamed.status, 0, renamed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), ["renamed.pdf"])
+        try assertIdentical(downloads.file("renamed.pdf"), "report.pdf")
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.contains("done\trenamed.pdf"))
+        // Over another file: refused, and said.
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: downloads.file("mine.pdf")))
+        let refused = try Processes.tdl(["get", "-q", "-o", "mine.pdf", file], home: home.path)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("cannot rename to mine.pdf"), refused.stderr)
+        XCTAssertEqual(try String(contentsOfFile: downloads.file("mine.pdf"), encoding: .utf8), "mine")
+    }
+
+    /// The disk filled up; space came back; the same command finishes the same file: no
+    /// `full (1).bin`, no empty `full.bin.part` left behind.
+    func testAfterADiskFullTheSameCommandReusesItsName() throws {
+        guard let unshare = Processes.which("unshare"),
+              try Processes.run(unshare, ["--user", "--map-root-user", "--mount", "true"]).status == 0 else {
+            throw XCTSkip("this kernel does not allow a private mount namespace")
+        }
+        let home = TemporaryDirectory(), small = TemporaryDirectory()
+        let script = """
+            mount -t tmpfs -o size=1m tdl-test "$1" || exit 99
+            TDL_HOME="$2" "$3" get -q -d "$1" "$4"; echo "first=$?"
+            mount -o remount,size=8m "$1" || exit 98
+            TDL_HOME="$2" "$3" get -q -d "$1" "$4"; echo "second=$?"
+            ls -A "$1"
+            """
+        let inside = try Processes.run(unshare, ["--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
+                                                 small.path, home.path, Processes.tdlBinary, url("full.bin", size: 3_000_000)])
+        XCTAssertTrue(inside.stdout.contains("first=1"), inside.stdout + inside.stderr)
+        XCTAssertTrue(inside.stderr.contains("disk full"), inside.stderr)
+        XCTAssertTrue(inside.stdout.contains("second=0"), inside.stdout + inside.stderr)
+        XCTAssertTrue(inside.stdout.hasSuffix("second=0\nfull.bin\n"), "only the file: " + inside.stdout)
+    }
+
+    // MARK: - Quit, crash and relaunch
+
+    func testACleanQuitIsNotAnInterruptionAndOnlyACrashIs() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let slow = url("slow.bin", size: 4_000_000, extra: "&rate=200000")
+        // --interrupted wait is the session's rule after a crash, never after a clean quit.
+        try interrupt(["get", "-q", "-d", downloads.path, "--interrupted", "wait", slow], home: home, downloads: downloads, signal: SIGINT)
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.hasPrefix("waiting\tslow.bin"), "nothing downloads it now")
+        XCTAssertFalse(try launchMessage(home: home, downloads: downloads).contains("interrupted"))
+
+        try interrupt(["get", "-q", slow], home: home, downloads: downloads, signal: SIGKILL)
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.hasPrefix("waiting\tslow.bin"),
+                      "no tdl runs: not downloading")
+        XCTAssertTrue(try launchMessage(home: home, downloads: downloads).contains("1 interrupted download waits, paused"))
+    }
+
+    /// Starts a download, lets it write, then sends `signal`.
+    private func interrupt(_ arguments: [String], home: TemporaryDirectory, downloads: TemporaryDirectory, signal: Int32) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        XCTAssertTrue(Processes.waitUntil(timeout: 20) {
+            ((try? FileManager.default.attributesOfItem(atPath: downloads.file("slow.bin.part")))?[.size] as? Int ?? 0) > 300_000
+        })
+        usleep(600_000)  // a checkpoint
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    /// The message line of the full-screen list right after launch.
+    private func launchMessage(home: TemporaryDirectory, downloads: TemporaryDirectory) throws -> String {
+        let work = TemporaryDirectory("tdl-screen")
+        try [":save-display \(work.file("screen"))", "q"].joined(separator: "\n")
+            .write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        let run = try Processes.tdl(["-d", downloads.path], home: home.path,
+                                    environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "100x10", "NO_COLOR": "1"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return ScreenDump.row(fromBottom: 1, of: try String(contentsOfFile: work.file("screen"), encoding: .utf8), rows: 10)
+    }
+
+    // MARK: - The trash and commands while no tdl runs
+
+    func testAURLInTheTrashAskedForAgainComesBackAsItWas() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let file = url("back.bin")
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, file], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["rm", file], home: home.path).status, 0)
+        XCTAssertTrue(try Processes.tdl(["list", "--trash"], home: home.path).stdout.contains("waiting\tback.bin"),
+                      "the trash keeps the state it had")
+        let again = try Processes.tdl(["add", file], home: home.path)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("back from the trash"), again.stdout)
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.hasPrefix("waiting\tback.bin"))
+
+        XCTAssertEqual(try Processes.tdl(["pause", file], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["rm", file], home: home.path).status, 0)
+        let resumed = try Processes.tdl(["resume", file], home: home.path)
+        XCTAssertTrue(resumed.stdout.contains("resumed"), resumed.stdout)
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.hasPrefix("waiting\tback.bin"),
+                      "resumed while no tdl runs: it waits for the next one, never says downloading")
+    }
+
+    // MARK: - A save that fails
+
+    func testASessionThatCannotBeSavedIsToldAndFailsTheRun() throws {
+        guard let strace = Processes.which("strace") else { throw XCTSkip("strace is not installed") }
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, url("first.bin")], home: home.path).status, 0)
+        // Every write to the session's log fails once the run has started.
+        let run = try Processes.run(strace, ["-f", "-o", "/dev/null", "--seccomp-bpf", "-P", home.file("session.sqlite-wal"),
+                                             "-e", "trace=pwrite64", "-e", "inject=pwrite64:error=EIO:when=3+",
+                                             "--", Processes.tdlBinary, "get", "-q", url("second.bin")],
+                                    environment: ["TDL_HOME": home.path])
+        XCTAssertEqual(run.status, 5, run.stderr)
+        XCTAssertTrue(run.stderr.contains("could not save the session"), run.stderr)
+    }
+}
