@@ -669,8 +669,8 @@ public final class DownloadManager {
     // MARK: - The loop
 
     /// One turn of the event loop: transfers run until the timeout or until one of `fds` is
-    /// readable; then activity and checkpoints are brought up to date.
-    public func runOnce(timeoutMs: Int, watching fds: [Int32] = []) -> Set<Int32> {
+    /// ready; then activity and checkpoints are brought up to date.
+    public func runOnce(timeoutMs: Int, watching fds: [WatchedFD] = []) -> Set<Int32> {
         let ready = engine?.wait(timeoutMs: timeoutMs, watching: fds) ?? []
         tick()
         return ready

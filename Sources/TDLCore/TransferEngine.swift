@@ -60,6 +60,17 @@ public enum TransferEvent: Sendable {
     case failed(url: String, reason: FailReason, segments: [Segment])
 }
 
+/// A descriptor the event loop waits on beside the transfers: until it can be read, or until
+/// it can take more bytes.
+public struct WatchedFD: Sendable {
+    public enum Readiness: Sendable { case readable, writable }
+    public let fd: Int32
+    public let readiness: Readiness
+
+    public static func reading(_ fd: Int32) -> WatchedFD { WatchedFD(fd: fd, readiness: .readable) }
+    public static func writing(_ fd: Int32) -> WatchedFD { WatchedFD(fd: fd, readiness: .writable) }
+}
+
 /// The transfer engine as the core sees it. One thread: every call and every event happens
 /// on the event loop that calls `wait(timeoutMs:watching:)`.
 public protocol TransferEngine: AnyObject {
@@ -71,9 +82,9 @@ public protocol TransferEngine: AnyObject {
     func liveProgress() -> [String: Int64]
     func setGlobalRateLimit(_ bytesPerSecond: Int64?)
     func setRateLimit(url: String, _ bytesPerSecond: Int64?)
-    /// Runs transfers until `timeoutMs` passes, a watched fd becomes readable, or `wakeUp()` is
-    /// called; returns the readable fds among `fds`.
-    func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32>
+    /// Runs transfers until `timeoutMs` passes, a watched fd becomes ready, or `wakeUp()` is
+    /// called; returns the ready fds among `fds`.
+    func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32>
     /// Thread-safe: makes a pending `wait` return.
     func wakeUp()
     /// Called once before exit: stops everything and records the last durable checkpoints.

@@ -18,10 +18,12 @@ public final class TerminalApp {
         public var colors = true
         /// Shown once on the message line at start ("restored 2 interrupted downloads").
         public var startMessage: String?
-        /// Descriptors the loop also waits on (the control socket of other tdl commands), and
-        /// what to do when some are ready; the returned lines go to the message line.
-        public var extraFDs: [Int32] = []
-        public var onReady: ((Set<Int32>) -> [String])?
+        /// Descriptors the loop also waits on, asked anew on each turn (the control socket and
+        /// its connections come and go), and what to do on each turn with the ready ones
+        /// among them: it runs when none is ready too, so that what waited too long can be
+        /// dropped. The returned lines, one per change made, go to the message line.
+        public var watchedFDs: () -> [WatchedFD] = { [] }
+        public var onTurn: ((Set<Int32>) -> [String])?
 
         public init() {}
     }
@@ -95,8 +97,8 @@ public final class TerminalApp {
         while !quitting {
             let frameDue = needsDraw || manager.isBusy
             let timeout = frameDue ? 100 : 1000
-            var fds = options.extraFDs
-            if stdinOpen { fds.append(0) }
+            var fds = options.watchedFDs()
+            if stdinOpen { fds.append(.reading(0)) }
             let ready = manager.runOnce(timeoutMs: script != nil ? 10 : timeout, watching: fds)
             if ready.contains(0) {
                 var gotKey = false
@@ -107,11 +109,9 @@ public final class TerminalApp {
                 // Readable without a key means end of input: stop polling it, or it spins.
                 if !gotKey && isStdinClosed() { stdinOpen = false }
             }
-            if let onReady = options.onReady, !ready.isDisjoint(with: options.extraFDs) {
-                let notes = onReady(ready)
-                if !notes.isEmpty { say(notes.joined(separator: "; ")) }
+            if let notes = options.onTurn?(ready), !notes.isEmpty {
+                say(notes.joined(separator: "; "))
                 entriesStale = true
-                needsDraw = true
             }
             if receivedSignal != 0 { quitting = true }
             if let script { runScript(script) }

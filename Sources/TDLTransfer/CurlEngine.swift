@@ -101,8 +101,10 @@ public final class CurlEngine: TransferEngine {
         applyRateLimits()
     }
 
-    public func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> {
-        var waitFDs = fds.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+    public func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> {
+        var waitFDs = fds.map { watched in
+            curl_waitfd(fd: watched.fd, events: Int16(watched.readiness == .readable ? CURL_WAIT_POLLIN : CURL_WAIT_POLLOUT), revents: 0)
+        }
         var timeout = timeoutMs
         // Only a limit pauses a connection, and lifting it unpauses (see `applyRateLimits`).
         let limited = limitsApplied

@@ -53,6 +53,9 @@ struct ControlReply: Codable {
     var tasks: [TaskStatus]?
     /// One line for the running tdl's own screen ("added 2 URLs from another tdl").
     var note: String?
+    /// Why the running tdl did not take the request at all (it serves too many others): the
+    /// asking command fails with it instead of reading an empty answer.
+    var refusal: String?
 
     static func encodedLine(_ reply: ControlReply) -> Data {
         ((try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)) + Data("\n".utf8)

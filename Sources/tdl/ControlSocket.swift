@@ -72,68 +72,6 @@ enum ControlSocket {
     }
 }
 
-/// The listening side, owned by the tdl that holds the session's lock. Its descriptor joins
-/// the event loop's watched set; requests are served on the loop, between transfers.
-final class ControlServer {
-    let path: String
-    let fd: Int32
-
-    /// The caller holds the session's lock, so a leftover socket file is stale.
-    init(home: String, session: String) throws {
-        path = ControlSocket.path(home: home, session: session)
-        guard let address = ControlSocket.address(path) else {
-            throw CLIError.store("the tdl home path is too long for a socket: \(path)")
-        }
-        unlink(path)
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw CLIError.store("cannot create the control socket: \(String(cString: strerror(errno)))") }
-        // Owner-only from the first moment: the umask applies to bind's file.
-        let oldMask = umask(0o077)
-        let bound = ControlSocket.withSockaddr(address) { bind(fd, $0, $1) }
-        umask(oldMask)
-        guard bound == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw CLIError.store("cannot listen on \(path): \(reason)")
-        }
-        chmod(path, 0o600)
-    }
-
-    /// Answers every waiting connection; returns one line per request for the screen.
-    func serve(_ handle: (ControlRequest) -> ControlReply) -> [String] {
-        var notes: [String] = []
-        while true {
-            let client = accept(fd, nil, nil)
-            if client < 0 { break }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            defer { close(client) }
-            // The loop runs every download: a request gets one second to arrive whole.
-            ControlSocket.setSendTimeout(client, seconds: 1)
-            guard let line = ControlSocket.readLine(client, deadline: Date().addingTimeInterval(1)),
-                  let request = try? JSONDecoder().decode(ControlRequest.self, from: line) else {
-                _ = ControlSocket.writeAll(client, ControlReply.encodedLine(ControlReply(problems: ["unreadable request"], status: ExitStatus.badInput)))
-                continue
-            }
-            let reply = handle(request)
-            _ = ControlSocket.writeAll(client, ControlReply.encodedLine(reply))
-            if let note = reply.note { notes.append(note) }
-        }
-        return notes
-    }
-
-    /// Stops listening and removes the socket file; before exit(), which runs no deinit.
-    func shutDown() {
-        guard !isShutDown else { return }
-        isShutDown = true
-        close(fd)
-        unlink(path)
-    }
-
-    private var isShutDown = false
-
-    deinit { shutDown() }
-}
-
 /// The asking side: `tdl add`, `pause`, `list`… while another tdl runs the session.
 enum ControlClient {
     enum Outcome {
@@ -171,12 +109,15 @@ enum ControlClient {
     static func exchange(_ request: ControlRequest, fd: Int32, path: String) -> Outcome {
         // A busy loop answers between transfers; a 1 GiB finish never blocks it for long.
         ControlSocket.setSendTimeout(fd, seconds: 10)
-        guard let body = try? JSONEncoder().encode(request),
-              ControlSocket.writeAll(fd, body + Data("\n".utf8)) else {
-            return .failed("the running tdl did not take the request")
-        }
-        guard let line = ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(10)),
-              let reply = try? JSONDecoder().decode(ControlReply.self, from: line) else {
+        let body = (try? JSONEncoder().encode(request)) ?? Data()
+        let sent = ControlSocket.writeAll(fd, body + Data("\n".utf8))
+        // A refusal is sent on accepting and the connection closed, maybe before the request
+        // went out: it is there to read even when sending failed.
+        let reply = ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(sent ? 10 : 1))
+            .flatMap { try? JSONDecoder().decode(ControlReply.self, from: $0) }
+        if let refusal = reply?.refusal { return .failed(refusal) }
+        guard sent else { return .failed("the running tdl did not take the request") }
+        guard let reply else {
             return .failed("the running tdl (\(path)) did not answer within 10 s; the request may still be carried out")
         }
         return .answered(reply)

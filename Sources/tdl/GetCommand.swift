@@ -172,9 +172,9 @@ struct GetCommand: ParsableCommand {
         var lastFullCheck = Date()
         let control = session.control
         while !unsettled.isEmpty && getInterrupted == 0 {
-            let ready = manager.runOnce(timeoutMs: 200, watching: control.map { [$0.fd] } ?? [])
-            if let control, ready.contains(control.fd) {
-                _ = control.serve { request in
+            let ready = manager.runOnce(timeoutMs: 200, watching: control?.watched ?? [])
+            if let control {
+                _ = control.serve(ready: ready) { request in
                     let reply = ControlActions.perform(request, on: manager)
                     // URLs handed over by another tdl are downloaded before this one exits.
                     if request.command == .add || request.command == .resume {

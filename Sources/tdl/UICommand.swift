@@ -40,8 +40,8 @@ struct UICommand: ParsableCommand {
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
         if let control = session.control {
-            options.extraFDs = [control.fd]
-            options.onReady = { _ in control.serve { ControlActions.perform($0, on: session.manager) } }
+            options.watchedFDs = { control.watched }
+            options.onTurn = { ready in control.serve(ready: ready) { ControlActions.perform($0, on: session.manager) } }
         }
         TerminalApp(manager: session.manager, options: options).run()
         session.manager.shutdown()

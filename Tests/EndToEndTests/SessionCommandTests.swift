@@ -18,10 +18,10 @@ final class SessionCommandTests: XCTestCase {
     }
 
     /// `tdl get` in the background, as another terminal would run it.
-    func startGet(_ arguments: [String], home: TemporaryDirectory) throws -> (Process, Pipe) {
+    func startGet(_ arguments: [String], home: TemporaryDirectory, connections: Int = 2) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        process.arguments = ["get", "-x", "2"] + arguments
+        process.arguments = ["get", "-x", "\(connections)"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
         let stderr = Pipe()
         process.standardError = stderr
@@ -71,6 +71,67 @@ final class SessionCommandTests: XCTestCase {
         let finish = try Processes.tdl(["get", "--all", "-q"], home: home.path)
         XCTAssertEqual(finish.status, 0, finish.stderr)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try Self.server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
+    }
+
+    func testIdleClientsOfTheSocketHoldUpNeitherDownloadsNorCommands() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        // One connection, so the part file grows from its start at the server's pace.
+        let bytesPerSecond = 600_000
+        let url = Self.server.url("/file/steady.bin?size=6000000&seed=7&rate=\(bytesPerSecond)")
+        let (get, stderr) = try startGet(["-q", "-d", downloads.path, url], home: home, connections: 1)
+        defer { if get.isRunning { get.terminate() } }
+        let partFile = downloads.file("steady.bin.part")
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { fileSize(partFile) > 0 })
+
+        let connecting = Date()
+        let idle = openIdleConnections(200, to: home.file("default.sock"), within: 3)
+        defer { idle.forEach { close($0) } }
+        XCTAssertEqual(idle.count, 200, "the running tdl took only \(idle.count) connections in 3 s")
+        print("\(idle.count) idle connections taken in \(Date().timeIntervalSince(connecting)) s")
+
+        let sizeBefore = fileSize(partFile)
+        sleep(2)
+        let grown = fileSize(partFile) - sizeBefore
+        XCTAssertGreaterThan(grown, bytesPerSecond, "the download nearly stopped: \(grown) bytes in 2 s")
+
+        let asked = Date()
+        let pause = try Processes.tdl(["pause", url], home: home.path, timeout: 5)
+        let answeredIn = Date().timeIntervalSince(asked)
+        print("tdl pause answered in \(answeredIn) s")
+        XCTAssertEqual(pause.stdout, "paused \(url)\n", pause.stderr)
+        XCTAssertLessThan(answeredIn, 1)
+
+        get.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains("\(url): paused"), "paused, not failed: \(message)")
+    }
+
+    func testTheSocketBoundsWhatAClientMaySend() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let url = slowURL("bounded.bin", seconds: 20)
+        let (get, _) = try startGet(["-q", "-d", downloads.path, url], home: home)
+        defer { if get.isRunning { get.terminate() } }
+        let socketPath = home.file("default.sock")
+
+        let garbage = exchange(Data("hello\n".utf8), with: socketPath)
+        XCTAssertTrue(garbage.contains("unreadable request"), garbage)
+        // 64 MiB and more without a newline: answered once the bound is passed, not read forever.
+        let huge = exchange(Data(repeating: UInt8(ascii: "x"), count: 65 << 20), with: socketPath)
+        XCTAssertTrue(huge.contains("the request is larger than 64 MiB"), huge)
+
+        // Beyond 256 connections at once a command is refused at once, and served again after.
+        var idle = openIdleConnections(256, to: socketPath, within: 3)
+        XCTAssertEqual(idle.count, 256)
+        let asked = Date()
+        let refused = try Processes.tdl(["pause", url], home: home.path, timeout: 5)
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 1)
+        XCTAssertEqual(refused.status, 5)
+        XCTAssertTrue(refused.stderr.contains("serving 256 other commands; try again"), refused.stderr)
+        idle.forEach { close($0) }
+        idle = []
+        let served = try Processes.tdl(["pause", url], home: home.path, timeout: 5)
+        XCTAssertEqual(served.stdout, "paused \(url)\n", served.stderr)
+        get.waitUntilExit()
     }
 
     func testASecondGetHandsItsURLsOverAndWaitsForThem() throws {
@@ -259,5 +320,65 @@ final class SessionCommandTests: XCTestCase {
         let bash = try Processes.tdl(["--generate-completion-script", "bash"], home: home.path)
         XCTAssertEqual(bash.status, 0)
         XCTAssertTrue(bash.stdout.contains("pause") && bash.stdout.contains("--limit-rate"), "completion knows the commands")
+    }
+
+    func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    /// Clients that connect to a Unix socket and send nothing; as many as were taken before
+    /// `seconds` passed (a full backlog refuses a non-blocking connect with EAGAIN).
+    func openIdleConnections(_ count: Int, to path: String, within seconds: Double) -> [Int32] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var connected: [Int32] = []
+        while connected.count < count {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            while connectToUnixSocket(fd, path) != 0 {
+                guard errno == EAGAIN, Date() < deadline else {
+                    close(fd)
+                    return connected
+                }
+                usleep(10_000)
+            }
+            connected.append(fd)
+        }
+        return connected
+    }
+
+    /// Sends `request` over a new connection (as much as the server takes) and returns the
+    /// reply, or what arrived before 5 s passed.
+    func exchange(_ request: Data, with path: String) -> String {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connectToUnixSocket(fd, path) == 0 else { return "cannot connect: \(String(cString: strerror(errno)))" }
+        // The server may answer and close before taking everything: the send then fails.
+        request.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while !reply.contains(UInt8(ascii: "\n")) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            reply.append(contentsOf: buffer[0 ..< n])
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+
+    func connectToUnixSocket(_ fd: Int32, _ path: String) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: path.utf8) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 }

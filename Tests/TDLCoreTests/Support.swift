@@ -21,7 +21,7 @@ final class FakeEngine: TransferEngine {
     func liveProgress() -> [String: Int64] { live }
     func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
     func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
-    func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> { [] }
+    func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
     func wakeUp() {}
     func shutdown() {}
 
