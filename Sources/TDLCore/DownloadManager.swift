@@ -42,8 +42,6 @@ public final class DownloadManager {
     var scheduling = false
     static let finishingOutsideSlots = 64
     var meters: [String: SpeedMeter] = [:]
-    var overallMeter = SpeedMeter()
-    var overallBase: Int64 = 0
     public internal(set) var activity: [String: TaskActivity] = [:]
     /// Downloading tasks that wait to try a failed connection again.
     public internal(set) var retrying: [String: RetryStatus] = [:]

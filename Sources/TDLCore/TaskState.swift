@@ -10,8 +10,6 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
     case finished
     case failed
 
-    /// States from which `resume` can start the task again.
-    public var isResumable: Bool { self == .paused || self == .stopped || self == .failed || self == .waiting }
     /// True while the task holds or waits for a download slot.
     public var isActive: Bool { self == .downloading || self == .waiting }
 }

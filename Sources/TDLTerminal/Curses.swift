@@ -7,7 +7,7 @@ import Glibc
 /// The only file that talks to ncurses (as htop's CRT.c is): set-up, drawing, keys, tear-down.
 final class Curses {
     enum Style {
-        case normal, header, selected, dim, bold, progress, downloading, finished, failed, paused, sectionTitle
+        case normal, header, selected, dim, bold, downloading, finished, failed, paused, sectionTitle
     }
 
     private(set) var colorsEnabled = false
@@ -79,7 +79,6 @@ final class Curses {
         case .selected: attr = tdl_attr_reverse()
         case .dim: attr = tdl_attr_dim()
         case .bold: attr = tdl_attr_bold()
-        case .progress: attr = colorsEnabled ? tdl_color_pair(5) : tdl_attr_normal()
         case .downloading: attr = colorsEnabled ? tdl_color_pair(5) : tdl_attr_bold()
         case .finished: attr = colorsEnabled ? tdl_color_pair(2) : tdl_attr_normal()
         case .failed: attr = colorsEnabled ? (tdl_color_pair(3) | tdl_attr_bold()) : tdl_attr_bold()
@@ -104,11 +103,6 @@ final class Curses {
     /// Fills a whole row with a style (for bars and the selection).
     func fillRow(_ row: Int, style: Style) {
         draw(String(repeating: " ", count: max(0, columns)), row: row, column: 0, style: style)
-    }
-
-    func showCursor(row: Int, column: Int) {
-        curs_set(1)
-        wmove(tdl_stdscr(), Int32(row), Int32(column))
     }
 
     func hideCursor() { curs_set(0) }
