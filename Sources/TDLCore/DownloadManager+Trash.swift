@@ -47,8 +47,7 @@ extension DownloadManager {
         if removingFiles { removeFiles(of: url, keepFinished: keepFinishedFile) }
         trackState(url, .stopped)
         tasks[url] = nil
-        meters[url] = nil
-        activity[url] = nil
+        live.forget(url)
         dirtyTasks.remove(url)
         pending.progress[url] = nil
         pending.removed.append(url)

@@ -31,25 +31,13 @@ public final class DownloadManager {
     var titles: [String] = [""]
     var indexCache: [String: ListIndex]?
     public internal(set) var toDeleteList: [String] = []
-    var waitingSet: Set<String> = []
-    /// The waiting set in start order; see `WaitingQueue`.
-    var waitingQueue = WaitingQueue()
-    var downloadingSet: Set<String> = []
-    /// Downloading tasks whose bytes are all in, waiting to be made durable: they keep their
-    /// state but not their slot (see `TransferEvent.finishing`), up to `finishingOutsideSlots`.
-    var finishingSet: Set<String> = []
+    var scheduler = Scheduler()
     /// True inside `schedule`, which an engine event from `start` may call again.
     var scheduling = false
-    static let finishingOutsideSlots = 64
-    var meters: [String: SpeedMeter] = [:]
-    public internal(set) var activity: [String: TaskActivity] = [:]
-    /// Downloading tasks that wait to try a failed connection again.
-    public internal(set) var retrying: [String: RetryStatus] = [:]
+    var live = LiveActivity()
     var pending = SessionChanges()
     var dirtyTasks: Set<String> = []
     var lastFlush: Date = .distantPast
-    /// When `tick` last sampled the speeds (seconds since the reference date).
-    var lastSpeedSample = -Double.infinity
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?
@@ -254,8 +242,8 @@ public final class DownloadManager {
 
     public func progress(of url: String) -> Double {
         guard let task = tasks[url] else { return 0 }
-        if let live = activity[url], let expected = live.expected, expected > 0 {
-            return min(1, Double(live.received) / Double(expected))
+        if let now = live.byTask[url], let expected = now.expected, expected > 0 {
+            return min(1, Double(now.received) / Double(expected))
         }
         return task.progress
     }
@@ -344,17 +332,7 @@ public final class DownloadManager {
     }
 
     func trackState(_ url: String, _ state: TaskState) {
-        if state == .waiting {
-            if waitingSet.insert(url).inserted, let entry = waitingEntry(url) { waitingQueue.insert(entry) }
-        } else {
-            waitingSet.remove(url)
-        }
-        if state == .downloading {
-            downloadingSet.insert(url)
-        } else {
-            downloadingSet.remove(url)
-            finishingSet.remove(url)
-        }
+        scheduler.track(url, state) { waitingEntry(url) }
     }
 
     func setState(_ url: String, _ state: TaskState, reason: FailReason? = nil) {
@@ -362,11 +340,8 @@ public final class DownloadManager {
         tasks[url]!.state = state
         tasks[url]!.failReason = state == .failed ? reason : nil
         trackState(url, state)
-        retrying[url] = nil
-        if state != .downloading {
-            meters[url] = nil
-            activity[url] = nil
-        }
+        live.retrying[url] = nil
+        if state != .downloading { live.forget(url) }
         markDirty(url)
         onEvent?(.taskChanged(url))
     }
@@ -504,10 +479,10 @@ public final class DownloadManager {
         finishBatch()
     }
 
-    public func pauseAllTasks() { pauseTasks(Array(downloadingSet.union(waitingSet))) }
+    public func pauseAllTasks() { pauseTasks(Array(scheduler.downloading.union(scheduler.waiting))) }
 
     public func stopAllTasks() {
-        stopTasks(Array(downloadingSet.union(waitingSet)) + tasks.values.filter { $0.state == .paused && $0.deletedAt == nil }.map(\.url))
+        stopTasks(Array(scheduler.downloading.union(scheduler.waiting)) + tasks.values.filter { $0.state == .paused && $0.deletedAt == nil }.map(\.url))
     }
 
     func listedTasksByAddTime() -> [DownloadTask] {
@@ -524,29 +499,20 @@ public final class DownloadManager {
         set {
             settings.maxDownloadCount = newValue
             markSettingsDirty()
-            if newValue > 0 && downloadsInSlots > newValue {
-                let excess = downloadingSet.subtracting(finishingSet).compactMap { tasks[$0] }
-                    .sorted { ($0.addTime, $0.url) > ($1.addTime, $1.url) }
-                    .prefix(downloadsInSlots - newValue)
-                for task in excess {
-                    engine?.stop(url: task.url)
-                    setState(task.url, .waiting)
-                }
+            for url in scheduler.excess(over: newValue, addTime: { tasks[$0]?.addTime ?? .distantPast }) {
+                engine?.stop(url: url)
+                setState(url, .waiting)
             }
             finishBatch()
         }
     }
 
-    var hasFreeSlot: Bool { settings.maxDownloadCount <= 0 || downloadsInSlots < settings.maxDownloadCount }
-
-    /// Downloading tasks that take a slot: finishing ones do not, as long as there are not
-    /// too many of them (a disk slower than the network must hold the next downloads back).
-    var downloadsInSlots: Int { downloadingSet.count - min(finishingSet.count, Self.finishingOutsideSlots) }
+    var hasFreeSlot: Bool { scheduler.hasFreeSlot(limit: settings.maxDownloadCount) }
 
     /// Starts waiting tasks in add-time order while slots are free.
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
-        guard engine != nil, hasFreeSlot, !waitingSet.isEmpty else { return }
+        guard engine != nil, hasFreeSlot, !scheduler.waiting.isEmpty else { return }
         // An engine may report an event from inside `start` (a file already complete begins
         // finishing, a missing folder fails) that schedules again: that call returns at once,
         // and this loop, which checks for a free slot before each start, goes on instead.
@@ -554,11 +520,7 @@ public final class DownloadManager {
         guard !scheduling else { return }
         scheduling = true
         defer { scheduling = false }
-        if waitingQueue.count > 2 * waitingSet.count + 64 {  // mostly stale entries
-            waitingQueue.rebuild(waitingSet.compactMap(waitingEntry))
-        }
-        while hasFreeSlot, let url = waitingQueue.takeOldest(1, isWaiting: { waitingSet.contains($0) },
-                                                               canStart: { tasks[$0]?.deletedAt == nil }).first {
+        while hasFreeSlot, let url = scheduler.next(canStart: { tasks[$0]?.deletedAt == nil }, entry: waitingEntry) {
             start(url)
         }
     }
@@ -566,7 +528,7 @@ public final class DownloadManager {
     func start(_ url: String) {
         guard let task = tasks[url] else { return }
         setState(url, .downloading)
-        meters[url] = SpeedMeter()
+        live.started(url)
         guard let engine else { return }
         engine.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
     }
@@ -577,13 +539,13 @@ public final class DownloadManager {
     }
 
     func noteIfAllOver() {
-        let busy = !downloadingSet.isEmpty || !waitingSet.isEmpty
+        let busy = scheduler.isBusy
         if wasBusy && !busy { onEvent?(.allDownloadsOver) }
         wasBusy = busy
     }
 
     /// True while anything downloads or waits for a slot.
-    public var isBusy: Bool { !downloadingSet.isEmpty || !waitingSet.isEmpty }
+    public var isBusy: Bool { scheduler.isBusy }
 
     // MARK: - Engine events
 
@@ -602,7 +564,7 @@ public final class DownloadManager {
             // A final URL marks the part file under this name as the task's own.
             task.finalURL = finalURL ?? url
             tasks[url] = task
-            retrying[url] = nil
+            live.retrying[url] = nil
             markDirty(url)
             // Recorded before the engine creates or renames a file under this name, so a run
             // after a kill at any moment recognises the file as this task's (no "name (1)").
@@ -630,16 +592,12 @@ public final class DownloadManager {
             tasks[url]!.retries = attempt
             // Bytes now, not at the last tick: those in between must not count as the retry working.
             let received = engine?.liveProgress()[url] ?? task.received
-            retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
+            live.retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
             markDirty(url)
             onEvent?(.taskChanged(url))
         case let .finishing(url, started):
-            guard started, downloadingSet.contains(url) else {
-                finishingSet.remove(url)
-                return
-            }
-            finishingSet.insert(url)
-            finishBatch()
+            scheduler.setFinishing(url, started)
+            if started { finishBatch() }
         case let .finished(url, path, size):
             guard let before = tasks[url] else { return }
             tasks[url]!.completedPath = path
@@ -678,24 +636,8 @@ public final class DownloadManager {
     public func tick() {
         let now = clock()
         let t = now.timeIntervalSinceReferenceDate
-        // Ten samples a second are plenty for a speed over seconds. The loop turns hundreds of
-        // times a second with many small files, and sampling on each turn looked up every
-        // downloading URL in five tables each time.
-        if t - lastSpeedSample >= 0.1, let live = engine?.liveProgress() {
-            lastSpeedSample = t
-            var total: Int64 = 0
-            for url in downloadingSet {
-                let received = live[url] ?? tasks[url]?.received ?? 0
-                meters[url, default: SpeedMeter()].add(time: t, bytes: received)
-                let meter = meters[url]!
-                let expected = tasks[url]?.size
-                activity[url] = TaskActivity(received: received, expected: expected, speed: meter.bytesPerSecond,
-                                             eta: meter.eta(remaining: expected.map { $0 - received }))
-                total += meter.bytesPerSecond
-                if let retry = retrying[url], received > retry.receivedAtRetry { retrying[url] = nil }
-            }
-            overallSpeed = total
-        }
+        live.sample(at: t, of: scheduler.downloading, live: { engine?.liveProgress() },
+                    received: { tasks[$0]?.received ?? 0 }, size: { tasks[$0]?.size })
         // Changed tasks (ended downloads too) and durable progress within a tenth of a second:
         // a checkpoint's offsets arrive after its fdatasync, twice a second per download, and
         // what a crash loses is what they do not yet say.
@@ -706,13 +648,17 @@ public final class DownloadManager {
     }
 
     /// Sum of the current speeds of every downloading task.
-    public internal(set) var overallSpeed: Int64 = 0
+    public var overallSpeed: Int64 { live.overallSpeed }
+    /// Live numbers of downloading tasks.
+    public var activity: [String: TaskActivity] { live.byTask }
+    /// Downloading tasks that wait to try a failed connection again.
+    public var retrying: [String: RetryStatus] { live.retrying }
 
     /// Seconds until everything that downloads now is done, nil when unknown.
     public var overallETA: Double? {
         guard overallSpeed > 1 else { return nil }
         var remaining: Int64 = 0
-        for url in downloadingSet {
+        for url in scheduler.downloading {
             guard let size = tasks[url]?.size else { return nil }
             remaining += max(0, size - (activity[url]?.received ?? tasks[url]!.received))
         }

@@ -41,7 +41,7 @@ final class SchedulerTests: XCTestCase {
 
     func testFinishingFilesFreeSlotsOnlyUpToABound() {
         let f = Fixture(limit: 1)
-        let bound = DownloadManager.finishingOutsideSlots
+        let bound = Scheduler.finishingOutsideSlots
         f.add((0 ..< bound + 5).map { "f\($0)" })
         for _ in 0 ... bound {
             f.engine.onEvent?(.finishing(url: f.engine.started.last!, started: true))

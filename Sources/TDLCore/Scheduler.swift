@@ -1,0 +1,62 @@
+import Foundation
+
+/// Which tasks hold a download slot and which wait for one, and the start order: the oldest
+/// waiting task by add time starts first (a relaunch starts what ran before ahead of it, see
+/// `DownloadManager.load`). It knows nothing of engines, files or the list; the manager tells
+/// it every state change and asks it what starts next.
+struct Scheduler {
+    /// Downloading tasks whose bytes are all in wait to be made durable without holding a slot
+    /// (see `TransferEvent.finishing`), up to this many: a disk slower than the network must
+    /// hold the next downloads back.
+    static let finishingOutsideSlots = 64
+
+    private(set) var waiting: Set<String> = []
+    /// `waiting` in start order; see `WaitingQueue`.
+    private var queue = WaitingQueue()
+    private(set) var downloading: Set<String> = []
+    private(set) var finishing: Set<String> = []
+
+    /// Follows a task's new state. `entry` gives its place in the queue when it starts waiting.
+    mutating func track(_ url: String, _ state: TaskState, entry: () -> WaitingQueue.Entry?) {
+        if state == .waiting {
+            if waiting.insert(url).inserted, let entry = entry() { queue.insert(entry) }
+        } else {
+            waiting.remove(url)
+        }
+        if state == .downloading {
+            downloading.insert(url)
+        } else {
+            downloading.remove(url)
+            finishing.remove(url)
+        }
+    }
+
+    /// A downloading task's bytes are all in (`started`), or it downloads again after a failed check.
+    mutating func setFinishing(_ url: String, _ started: Bool) {
+        if started && downloading.contains(url) { finishing.insert(url) } else { finishing.remove(url) }
+    }
+
+    /// Anything downloads or waits for a slot.
+    var isBusy: Bool { !downloading.isEmpty || !waiting.isEmpty }
+
+    /// Downloading tasks that take a slot.
+    var downloadsInSlots: Int { downloading.count - min(finishing.count, Self.finishingOutsideSlots) }
+
+    /// 0 or negative: no limit.
+    func hasFreeSlot(limit: Int) -> Bool { limit <= 0 || downloadsInSlots < limit }
+
+    /// The downloads beyond `limit`, newest first by `addTime`: those the limit sends back to waiting.
+    func excess(over limit: Int, addTime: (String) -> Date) -> [String] {
+        guard limit > 0, downloadsInSlots > limit else { return [] }
+        return downloading.subtracting(finishing).sorted { (addTime($0), $0) > (addTime($1), $1) }
+            .prefix(downloadsInSlots - limit).map { $0 }
+    }
+
+    /// The next waiting task that `canStart` (tasks in the trash wait without starting), or nil.
+    mutating func next(canStart: (String) -> Bool, entry: (String) -> WaitingQueue.Entry?) -> String? {
+        if queue.count > 2 * waiting.count + 64 {  // mostly stale entries
+            queue.rebuild(waiting.compactMap(entry))
+        }
+        return queue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: canStart).first
+    }
+}
