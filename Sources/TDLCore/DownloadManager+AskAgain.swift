@@ -44,6 +44,7 @@ extension DownloadManager {
         if tasks[url]!.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
             // The wrong file is the session's own (it downloaded it there): the right one replaces it.
             restartTasks([url])
+            flush()
             done.append("downloads again: \(why)")
         } else if wasDownloading {
             start(url)
@@ -67,25 +68,31 @@ extension DownloadManager {
     }
 
     /// Gives a task the file name the user chose, renaming its finished or part file on disk
-    /// (never over another file). Returns why it could not, or nil.
+    /// (never over another file). The new name is recorded before the file moves. Returns why
+    /// it could not, or nil.
     func rename(_ url: String, to fileName: String) -> String? {
         guard let task = tasks[url] else { return nil }
         let target = (task.directory as NSString).appendingPathComponent(fileName)
         let (from, to) = task.state == .finished ? (task.filePath, target) : (task.partPath, target + ".part")
-        if FileManager.default.fileExists(atPath: from) {
-            if FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: to) {
-                return "cannot rename to \(fileName): a file of that name exists"
-            }
-            do {
-                try FileManager.default.moveItem(atPath: from, toPath: to)
-            } catch {
-                return "cannot rename to \(fileName): \(error.localizedDescription)"
-            }
+        let moving = FileManager.default.fileExists(atPath: from)
+        if moving && (FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + ".part")) {
+            return "cannot rename to \(fileName): a file of that name exists"
         }
         tasks[url]!.fileName = fileName
         tasks[url]!.userChoseName = true
         if task.state == .finished { tasks[url]!.completedPath = target }
         markDirty(url)
+        if moving {
+            flush()
+            do {
+                try FileManager.default.moveItem(atPath: from, toPath: to)
+            } catch {
+                tasks[url] = task
+                markDirty(url)
+                flush()
+                return "cannot rename to \(fileName): \(error.localizedDescription)"
+            }
+        }
         if task.deletedAt == nil, placeDepends(nameChanged: true, sizeChanged: false) { reposition(url) }
         onEvent?(.taskChanged(url))
         return nil

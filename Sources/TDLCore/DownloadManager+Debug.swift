@@ -12,7 +12,7 @@ extension DownloadManager {
         if listed.count > target {
             let doomed = Array(listed[target...])
             _ = removeFromList(doomed)
-            for url in doomed { eraseTask(url, keepFinishedFile: true, removingFiles: false) }
+            for url in doomed { eraseRecord(url) }
             onEvent?(.listChanged)
             return
         }

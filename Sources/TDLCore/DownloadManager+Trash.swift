@@ -26,7 +26,7 @@ extension DownloadManager {
             }
             toDeleteList.insert(contentsOf: removed.reversed().map(\.url), at: 0)
         } else {
-            for item in removed { eraseTask(item.url, keepFinishedFile: keepFinishedFile) }
+            eraseTasks(removed.map(\.url), keepFinishedFile: keepFinishedFile)
         }
         for (n, item) in removed.enumerated() {
             onEvent?(.deleted(url: item.url, from: item.from, count: removed.count, nth: n + 1))
@@ -41,10 +41,17 @@ extension DownloadManager {
         deleteTasks(sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
     }
 
-    /// Forgets a task for good: files (unless a kept finished file), record, and its place.
-    func eraseTask(_ url: String, keepFinishedFile: Bool, removingFiles: Bool = true) {
+    /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
+    func eraseTasks(_ urls: [String], keepFinishedFile: Bool) {
+        for url in urls where tasks[url]?.state == .downloading { engine?.stop(url: url) }
+        let files = filesToDelete(of: urls, keepFinished: keepFinishedFile)
+        for url in urls { eraseRecord(url) }
+        deleteAfterSaving(files)
+    }
+
+    /// Forgets a task's record and place; its files stay.
+    func eraseRecord(_ url: String) {
         if tasks[url]?.state == .downloading { engine?.stop(url: url) }
-        if removingFiles { removeFiles(of: url, keepFinished: keepFinishedFile) }
         trackState(url, .stopped)
         tasks[url] = nil
         live.forget(url)
@@ -59,10 +66,8 @@ extension DownloadManager {
         var result: [String: Int] = [:]
         let wanted = Set(urls)
         let positions = toDeleteList.enumerated().filter { wanted.contains($0.element) }
-        for (position, url) in positions {
-            result[url] = position
-            eraseTask(url, keepFinishedFile: keepFinishedFile)
-        }
+        for (position, url) in positions { result[url] = position }
+        eraseTasks(positions.map(\.element), keepFinishedFile: keepFinishedFile)
         toDeleteList.removeAll { wanted.contains($0) }
         for (n, (position, url)) in positions.enumerated() {
             onEvent?(.deleted(url: url, from: ListIndex(section: 0, row: position), count: positions.count, nth: n + 1))

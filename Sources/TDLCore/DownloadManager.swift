@@ -412,16 +412,15 @@ public final class DownloadManager {
     /// Deletes what was downloaded and starts again from zero.
     @discardableResult
     public func restartTasks(_ urls: [String]) -> [String] {
-        var changed: [String] = []
-        for url in urls {
-            // SDE restarts finished or stopped tasks (paused and failed ones are disconnected too);
-            // an active transfer would race the file deletion.
-            guard let task = tasks[url], !isInTrash(url), !task.state.isActive else { continue }
-            removeFiles(of: url, keepFinished: false)
+        // SDE restarts finished or stopped tasks (paused and failed ones are disconnected too);
+        // an active transfer would race the file deletion.
+        let changed = urls.filter { tasks[$0].map { !$0.state.isActive && $0.deletedAt == nil } ?? false }
+        let files = filesToDelete(of: changed, keepFinished: false)
+        for url in changed {
             resetProgress(url)
             setState(url, .waiting)
-            changed.append(url)
         }
+        deleteAfterSaving(files)
         finishBatch()
         return changed
     }
@@ -429,17 +428,17 @@ public final class DownloadManager {
     /// Deletes the files of tasks but keeps their records; returns those whose files went.
     @discardableResult
     public func deleteFilesOfTasks(_ urls: [String]) -> [String] {
-        var changed: [String] = []
-        for url in urls {
-            guard let task = tasks[url] else { continue }
-            if task.state == .downloading { engine?.stop(url: url) }
-            let hadFile = removeFiles(of: url, keepFinished: false)
-            // SDE counts a pending task too; a stopped transfer changed in any case.
-            guard hadFile || task.state.isActive else { continue }
+        let known = urls.filter { tasks[$0] != nil }
+        for url in known where tasks[url]!.state == .downloading { engine?.stop(url: url) }
+        let files = filesToDelete(of: known, keepFinished: false)
+        let withFiles = Set(files.map(\.url))
+        // SDE counts a pending task too; a stopped transfer changed in any case.
+        let changed = known.filter { withFiles.contains($0) || tasks[$0]!.state.isActive }
+        for url in changed {
             resetProgress(url)
             setState(url, .stopped)
-            changed.append(url)
         }
+        deleteAfterSaving(files)
         finishBatch()
         return changed
     }
@@ -452,22 +451,9 @@ public final class DownloadManager {
         tasks[url]!.lastModified = nil
         tasks[url]!.retries = 0
         tasks[url]!.note = nil
+        // The name is no longer the task's own: the next download records one again.
+        tasks[url]!.finalURL = nil
         pending.progress[url] = nil
-    }
-
-    /// Removes the task's part file and, unless kept, its finished file. True if anything was removed.
-    @discardableResult
-    func removeFiles(of url: String, keepFinished: Bool) -> Bool {
-        guard let task = tasks[url] else { return false }
-        let fm = FileManager.default
-        var removed = false
-        if fm.fileExists(atPath: task.partPath) {
-            removed = (try? fm.removeItem(atPath: task.partPath)) != nil || removed
-        }
-        if task.state == .finished, !keepFinished, fm.fileExists(atPath: task.filePath) {
-            removed = (try? fm.removeItem(atPath: task.filePath)) != nil || removed
-        }
-        return removed
     }
 
     // MARK: - All tasks

@@ -128,6 +128,9 @@ final class FileDownload {
         for connection in connections { engine.remove(connection) }
         segments = [LiveSegment(start: 0, end: nil, written: 0, durable: 0)]
         truncatePart()
+        // The recorded offsets describe bytes that are gone: none are durable now.
+        durableTotal = 0
+        engine.report(.checkpoint(url: url, segments: []))
         etag = nil
         lastModified = nil
         size = nil

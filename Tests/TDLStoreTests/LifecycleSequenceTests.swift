@@ -43,7 +43,7 @@ enum LifecycleRule: String, CaseIterable, Comparable {
         case .progressHasPart: return "an unfinished task with durable bytes has a part file holding them"
         case .limitRespected: return "downloads in slots <= the limit"
         case .freeSlotIsUsed: return "no task waits while a slot is free"
-        case .startOrderIsAddOrder: return "a task the scheduler starts is older than every task still waiting"
+        case .startOrderIsAddOrder: return "a task the scheduler starts is older than every task still waiting (a relaunch first goes on with what was downloading)"
         case .engineAgrees: return "the tasks the manager calls downloading are the engine's transfers"
         case .limitDisplacedWait: return "lowering the limit returns the excess to waiting, not paused"
         case .trashKeepsState: return "trash then restore keeps the state (active stays active)"
@@ -313,6 +313,7 @@ final class FileWritingEngine: TransferEngine {
                 t.resolved = true
             } else {
                 onEvent?(.note(url: job.url, text: "the partial file was missing: starting from zero", retries: 0))
+                onEvent?(.checkpoint(url: job.url, segments: []))
             }
         } else if job.partFileIsOurs {
             let fd = open(part, O_RDWR | O_CLOEXEC)
@@ -341,7 +342,7 @@ final class FileWritingEngine: TransferEngine {
     func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
     func wakeUp() {}
 
-    func wait(timeoutMs: Int, watching fds: [Int32]) -> Set<Int32> {
+    func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> {
         for url in transfers.keys.sorted() {
             guard let t = transfers[url] else { continue }
             if t.finishing {
@@ -489,6 +490,8 @@ final class LifecycleWorld {
     /// resumed by hand (it may start ahead of the queue), the tasks before, the last load's result.
     var stepStarted: [String] = []
     var stepExplicitResume: String?
+    /// On a relaunch: the tasks that were downloading before it, which go on first.
+    var ranBeforeRelaunch: Set<String> = []
     var stepBefore: [String: DownloadTask] = [:]
     var lastLaunchResult = 0
 
@@ -570,7 +573,8 @@ final class LifecycleWorld {
             let a = manager.task(url)!, b = reader.task(url)!
             var diffs: [String] = []
             func cmp<T: Equatable>(_ name: String, _ x: T, _ y: T) { if x != y { diffs.append("\(name) \(x) vs \(y)") } }
-            cmp("state", a.state, b.state)
+            // A reader that does not run the session sees nothing downloading: it waits.
+            cmp("state", a.state == .downloading ? .waiting : a.state, b.state)
             if abs(a.addTime.timeIntervalSince(b.addTime)) > 1e-5 { diffs.append("addTime \(a.addTime.timeIntervalSince1970) vs \(b.addTime.timeIntervalSince1970)") }
             cmp("inTrash", a.deletedAt != nil, b.deletedAt != nil)
             cmp("fileName", a.fileName, b.fileName)
@@ -666,7 +670,8 @@ enum LifecycleRunner {
             let pre = manager.task(url)
             manager.add([url], fileName: name)
             guard let pre, let post = manager.task(url) else { break }
-            if pre.state == .finished, world.fileSize(pre.filePath) != pre.size, !post.state.isActive {
+            // Judged at the file's path after the add: a name given with it moves the file there.
+            if pre.state == .finished, world.fileSize(post.filePath) != post.size, !post.state.isActive {
                 world.note(.addAgainRedownloads, "\(world.label(url)) finished, its file \(world.rel(pre.filePath)) is \(world.fileSize(pre.filePath).map { "\($0) bytes, not \(pre.size ?? -1)" } ?? "gone"); after add it is \(post.state.rawValue)")
             }
             if pre.deletedAt != nil, post.deletedAt != nil {
@@ -753,7 +758,7 @@ enum LifecycleRunner {
             world.crash()  // the process ends; shutdown already ran
             relaunch(world)
             let interrupted = world.lastLaunchResult
-            if interrupted != 0 || world.events.contains(where: { if case .restoredInterrupted = $0 { return true } else { return false } }) {
+            if interrupted != 0 {
                 world.note(.cleanQuitNotInterrupted, "relaunch after a clean quit reported \(interrupted) interrupted download(s)")
             }
             for url in active.sorted() {
@@ -780,6 +785,10 @@ enum LifecycleRunner {
         world.now += 0.01
         world.stepStarted = world.engine.started
         world.stepExplicitResume = explicitlyResumed
+        switch action {
+        case .quit, .crash: world.ranBeforeRelaunch = Set(before.values.filter { $0.state == .downloading }.map(\.url))
+        default: world.ranBeforeRelaunch = []
+        }
         world.stepBefore = before
         if case .quit = action { world.compareWithStore() }
         if case .crash = action { world.compareWithStore() }
@@ -863,7 +872,7 @@ enum LifecycleRunner {
         if (limit <= 0 || inSlots.count < limit), let first = waiting.first {
             world.note(.freeSlotIsUsed, "\(world.label(first.url)) waits while \(inSlots.count) of \(limit) slots are taken")
         }
-        for url in world.stepStarted where url != world.stepExplicitResume {
+        for url in world.stepStarted where url != world.stepExplicitResume && !world.ranBeforeRelaunch.contains(url) {
             guard let s = byURL[url] else { continue }
             if let older = waiting.first(where: { ($0.addTime, $0.url) < (s.addTime, s.url) }) {
                 world.note(.startOrderIsAddOrder, "\(world.label(url)) started while the older \(world.label(older.url)) still waits")
