@@ -157,6 +157,7 @@ public final class DownloadManager {
         pending = SessionChanges()
         do {
             try store.commit(changes)
+            lastError = nil
         } catch {
             // Keep the changes for the next try: nothing the user did is dropped.
             pending = changes
@@ -166,7 +167,7 @@ public final class DownloadManager {
     }
 
     var layoutDirty = false
-    /// The last problem worth showing the user that has no task of its own.
+    /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
 
     func markDirty(_ url: String) { dirtyTasks.insert(url) }

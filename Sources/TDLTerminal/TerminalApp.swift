@@ -57,6 +57,7 @@ public final class TerminalApp {
     var prompt: Prompt?
     var message = ""
     var messageIsError = false
+    var shownSaveError: String?
     var entries: [ListEntry] = []
     var entriesStale = true
     var selected = 0
@@ -116,6 +117,11 @@ public final class TerminalApp {
             if receivedSignal != 0 { quitting = true }
             if let script { runScript(script) }
             if manager.isBusy { needsDraw = true }
+            // A failed save has no row of its own: the message line says it, once per new reason.
+            if manager.lastError != shownSaveError {
+                shownSaveError = manager.lastError
+                if let shownSaveError { say(shownSaveError, error: true) }
+            }
             drawIfDue()
         }
         manager.onEvent = previous
