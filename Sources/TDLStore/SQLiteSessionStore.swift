@@ -174,7 +174,18 @@ public final class SQLiteSessionStore: SessionStore {
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
             }
         }
-        let queue = try DatabaseQueue(path: path, configuration: config)
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN && !isNew {
+            // Failed before SQLite had a connection to ask for errno: the system tells why the
+            // file does not open (a WAL that does not open was explained above, and this opens).
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd < 0 else { Glibc.close(fd); throw error }
+            let words = String(cString: strerror(errno))
+            throw (error.message ?? "").hasSuffix(words) ? error
+                : DatabaseError(resultCode: error.extendedResultCode, message: (error.message ?? "") + ": " + words)
+        }
         let migrator = Schema.migrator
         let (superseded, migrated) = try queue.read { db in
             try explained(db) { (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db)) }
