@@ -166,7 +166,7 @@ public final class DownloadManager {
     }
 
     var layoutDirty = false
-    /// Why the last save failed; nil once a save succeeds.
+    /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
 
     func markDirty(_ url: String) { dirtyTasks.insert(url) }

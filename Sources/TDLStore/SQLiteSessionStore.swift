@@ -1,13 +1,26 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TDLCore
 
-/// Why a session database could not be opened as it is.
+/// Why a session database could not be used as it is.
 public enum StoreError: Error, CustomStringConvertible {
-    /// The file was not a usable database; it was moved aside and a fresh one started.
+    /// The file was damaged; it was moved aside and a fresh one started.
     case movedAside(original: String, movedTo: String, reason: String)
     /// The database was written by a newer tdl; nothing was changed.
     case newerSchema(path: String)
+    /// The file is damaged, and this command changes nothing: it was left where it is.
+    case damaged(path: String, reason: String)
+    /// The file could not be opened or read for a reason that is not damage (a full disk, too
+    /// many open files, no permission, another program writing); it was left as it is.
+    case unusable(path: String, reason: String)
+    /// A commit failed for a reason that is not damage; the changes are kept for the next try.
+    case notSaved(path: String, reason: String)
+    /// A commit found the file damaged (a page that loading does not read, such as an index's).
+    /// The file is marked so that the next tdl to open it moves it aside.
+    case damagedWhileWriting(path: String, reason: String)
+    /// The session's lock file could not be opened or locked.
+    case lockFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +28,16 @@ public enum StoreError: Error, CustomStringConvertible {
             return "the session database \(original) was damaged (\(reason)); it was moved to \(movedTo) and a fresh session started"
         case let .newerSchema(path):
             return "the session database \(path) was written by a newer tdl; update tdl or use another --home"
+        case let .damaged(path, reason):
+            return "the session database \(path) is damaged (\(reason)); it was left as it is, and the next tdl that changes the session moves it aside"
+        case let .unusable(path, reason):
+            return "cannot use the session database \(path): \(reason); it was left as it is"
+        case let .notSaved(path, reason):
+            return "cannot write to the session database \(path): \(reason)"
+        case let .damagedWhileWriting(path, reason):
+            return "the session database \(path) is damaged (\(reason)); changes are no longer saved, and the next tdl moves it aside"
+        case let .lockFailed(path, reason):
+            return "cannot lock the session with \(path): \(reason)"
         }
     }
 }
@@ -36,32 +59,56 @@ public final class SQLiteSessionStore: SessionStore {
     /// This process is the session's one writer (it holds the session's lock), so its rows
     /// cannot change under a load: the load may read them on two threads.
     let soleWriter: Bool
+    /// A command that only reads (`tdl list`): a damaged file is reported, never moved aside.
+    let readOnly: Bool
 
-    public init(path: String, session: String = "default", soleWriter: Bool = false) throws {
+    /// `readOnly` stores neither move a damaged file nor check that the file can be written.
+    /// Only damage moves a file aside; any other failure throws `StoreError.unusable`.
+    public init(path: String, session: String = "default", soleWriter: Bool = false, readOnly: Bool = false) throws {
         self.path = path
         self.session = session
         self.soleWriter = soleWriter
+        self.readOnly = readOnly
         segmentCountsAreComplete = soleWriter && Self.isNewFile(path)
+        var notice: StoreError?
+        dbQueue = try Self.reported(path) {
+            do {
+                return try Self.open(path, writing: !readOnly)
+            } catch where Self.isDamage(error) && !readOnly {
+                let aside = try Self.moveAside(path, reason: Self.describe(error))
+                notice = .movedAside(original: path, movedTo: aside, reason: Self.describe(error))
+                return try Self.open(path)
+            }
+        }
+        if notice != nil { segmentCountsAreComplete = soleWriter }
+        recoveryNotice = notice
+    }
+
+    /// Runs `body`, turning what it throws into a `StoreError` that names the file: damage
+    /// that is not moved aside here is `.damaged`, anything else `.unusable`.
+    static func reported<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
-            dbQueue = try Self.open(path)
+            return try body()
         } catch let error as StoreError {
             throw error
+        } catch where isDamage(error) {
+            throw StoreError.damaged(path: path, reason: describe(error))
         } catch {
-            let aside = Self.moveAside(path)
-            dbQueue = try Self.open(path)
-            segmentCountsAreComplete = soleWriter
-            recoveryNotice = .movedAside(original: path, movedTo: aside, reason: Self.describe(error))
+            throw StoreError.unusable(path: path, reason: describe(error))
         }
     }
 
     /// Never deletes a damaged database: moves it (and its WAL) aside for the user, so that a
     /// fresh one can start at `path`. Returns where it went.
-    static func moveAside(_ path: String) -> String {
+    static func moveAside(_ path: String, reason: String) throws -> String {
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
         let aside = path + ".damaged-" + stamp
-        try? FileManager.default.moveItem(atPath: path, toPath: aside)
+        // Opening the damaged file again would only fail again: say why it stays.
+        guard rename(path, aside) == 0 else {
+            throw StoreError.unusable(path: path, reason: "it is damaged (\(reason)) and cannot be moved aside: \(String(cString: strerror(errno)))")
+        }
         for suffix in ["-wal", "-shm"] {
-            try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+            rename(path + suffix, aside + suffix)  // either may not exist
         }
         return aside
     }
@@ -83,7 +130,32 @@ public final class SQLiteSessionStore: SessionStore {
         return "\(error)"
     }
 
-    static func open(_ path: String) throws -> DatabaseQueue {
+    /// Runs `body`, adding the operating system's reason to a SQLite error that hides it:
+    /// SQLite says "unable to open database file" or "disk I/O error", errno says "Too many
+    /// open files" or "No space left on device".
+    static func explained<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw explained(error, connection: db.sqliteConnection)
+        }
+    }
+
+    static func explained(_ error: DatabaseError, connection: OpaquePointer?) -> DatabaseError {
+        let code = sqlite3_system_errno(connection)
+        guard code != 0, error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_IOERR else { return error }
+        let words = String(cString: strerror(code))
+        return DatabaseError(resultCode: error.extendedResultCode, message: (error.message.map { $0 + ": " } ?? "") + words,
+                             sql: error.sql)
+    }
+
+    /// Set in the header by a commit that found the file damaged: the next open moves it aside
+    /// instead of writing on. A page loading does not read (an index's) is otherwise found
+    /// only by the next write that needs it.
+    static let damagedMark: Int32 = 0x7D1_DEAD
+
+    /// `writing`: fail now, not at the first commit, when the file cannot be written.
+    static func open(_ path: String, writing: Bool = true) throws -> DatabaseQueue {
         // A new file is created and given its schema without syncs: six of them (the journal
         // mode switch, the first WAL write, their folders) took about 3.5 ms of a first
         // `tdl get`'s 45 ms to its first connection. Nothing can be lost without them, and a
@@ -93,32 +165,66 @@ public final class SQLiteSessionStore: SessionStore {
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
-            // NORMAL in WAL mode survives a crash of the process; a commit costs no fsync.
-            try db.execute(sql: isNew ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try explained(db) {
+                // NORMAL in WAL mode survives a crash of the process; a commit costs no fsync.
+                try db.execute(sql: isNew ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                // Touch the schema so a file that is not a database, or a WAL that cannot be
+                // opened, fails here, where the operating system's reason can still be asked.
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+            }
         }
-        let queue = try DatabaseQueue(path: path, configuration: config)
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN && !isNew {
+            // Failed before SQLite had a connection to ask for errno: the system tells why the
+            // file does not open (a WAL that does not open was explained above, and this opens).
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd < 0 else { Glibc.close(fd); throw error }
+            let words = String(cString: strerror(errno))
+            throw (error.message ?? "").hasSuffix(words) ? error
+                : DatabaseError(resultCode: error.extendedResultCode, message: (error.message ?? "") + ": " + words)
+        }
         let migrator = Schema.migrator
-        let superseded = try queue.read { db in
-            // Touch the schema so a file that is not a database fails here, not later.
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
-            return try migrator.hasBeenSuperseded(db)
+        let (superseded, migrated) = try queue.read { db in
+            try explained(db) { (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db)) }
         }
         if superseded { throw StoreError.newerSchema(path: path) }
-        try migrator.migrate(queue)
+        if !migrated { try migrator.migrate(queue) }
         if isNew { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
         // A full `PRAGMA quick_check` took 50 ms at 100,000 tasks. Instead: a file cut short is
         // caught here in O(1), and a damaged page of the session's tables when `load` reads
         // every row of them.
         try queue.read { db in
-            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-            let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-            // Pages not yet copied into the main file are in the WAL. The WAL is measured first:
-            // another process may copy it into the main file and delete it in between, and
-            // measured the other way round both sizes could miss those pages.
-            let walBytes = fileSize(path + "-wal")
-            if pages * pageSize > fileSize(path) + walBytes {
-                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the file is shorter than its header says")
+            try explained(db) {
+                if try Int32.fetchOne(db, sql: "PRAGMA user_version") == damagedMark {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "an earlier tdl found it damaged while saving")
+                }
+                let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+                // Pages not yet copied into the main file are in the WAL. The WAL is measured first:
+                // another process may copy it into the main file and delete it in between, and
+                // measured the other way round both sizes could miss those pages.
+                let walBytes = fileSize(path + "-wal")
+                if pages * pageSize > fileSize(path) + walBytes {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the file is shorter than its header says")
+                }
+            }
+        }
+        if writing {
+            try queue.writeWithoutTransaction { db in
+                // SQLite opens a file it may not write read-only, and says so at the first commit.
+                if sqlite3_db_readonly(db.sqliteConnection, "main") == 1 {
+                    let why = access(path, W_OK) == 0 ? "" : ": " + String(cString: strerror(errno))
+                    throw DatabaseError(resultCode: .SQLITE_READONLY, message: "it cannot be written" + why)
+                }
+                // Takes and drops the write lock, writing nothing: another program's write
+                // is waited out for the busy timeout, here rather than at the first commit.
+                try explained(db) {
+                    try db.execute(sql: "BEGIN IMMEDIATE")
+                    try db.execute(sql: "ROLLBACK")
+                }
             }
         }
         return queue
@@ -137,23 +243,26 @@ public final class SQLiteSessionStore: SessionStore {
     // MARK: - Reading
 
     /// Everything of this session. A damaged file found while reading is moved aside like one
-    /// found on open, and the session starts empty (`recoveryNotice` says so).
+    /// found on open, and the session starts empty (`recoveryNotice` says so); a read-only
+    /// store reports it instead.
     public func load() throws -> SessionSnapshot {
-        do {
-            return try read()
-        } catch where Self.isDamage(error) {
-            try dbQueue.close()
-            let aside = Self.moveAside(path)
-            dbQueue = try Self.open(path)
-            writtenSegmentCounts = [:]
-            segmentCountsAreComplete = soleWriter
-            recoveryNotice = .movedAside(original: path, movedTo: aside, reason: Self.describe(error))
-            return SessionSnapshot()
+        try Self.reported(path) {
+            do {
+                return try read()
+            } catch where Self.isDamage(error) && !readOnly {
+                try dbQueue.close()
+                let aside = try Self.moveAside(path, reason: Self.describe(error))
+                dbQueue = try Self.open(path)
+                writtenSegmentCounts = [:]
+                segmentCountsAreComplete = soleWriter
+                recoveryNotice = .movedAside(original: path, movedTo: aside, reason: Self.describe(error))
+                return SessionSnapshot()
+            }
         }
     }
 
     private func read() throws -> SessionSnapshot {
-        try dbQueue.read { db in
+        try dbQueue.read { db in try Self.explained(db) {
             var segments: [String: [Segment]] = [:]
             let segmentRows = try Row.fetchCursor(db, sql: """
                 SELECT url, start, "end", done FROM segment WHERE session = ? ORDER BY url, position
@@ -179,25 +288,29 @@ public final class SQLiteSessionStore: SessionStore {
                 snapshot.manualLayout = ManualLayout(sections: sections, titles: titles)
             }
             return snapshot
-        }
+        } }
     }
 
     // MARK: - Writing
 
     public func commit(_ changes: SessionChanges) throws {
         guard !changes.isEmpty else { return }
-        // A rolled-back transaction leaves the counts unknown: ask the file again next time.
         do {
             try write(changes)
         } catch {
+            // A rolled-back transaction leaves the counts unknown: ask the file again next time.
             writtenSegmentCounts = [:]
             segmentCountsAreComplete = false
-            throw error
+            guard Self.isDamage(error) else { throw StoreError.notSaved(path: path, reason: Self.describe(error)) }
+            // The header is on the first page, which opening the file has read whole.
+            try? dbQueue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(Self.damagedMark)") }
+            throw StoreError.damagedWhileWriting(path: path, reason: Self.describe(error))
         }
     }
 
     private func write(_ changes: SessionChanges) throws {
-        try dbQueue.write { db in
+        // The transaction inside `explained`: a failing COMMIT gets its reason too.
+        try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try db.inTransaction {
             for url in changes.removed {
                 try db.execute(sql: "DELETE FROM task WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
@@ -220,7 +333,8 @@ public final class SQLiteSessionStore: SessionStore {
             if let layout = changes.manualLayout {
                 try writeLayout(layout, db)
             }
-        }
+            return .commit
+        } } }
     }
 
     /// Upserts a task's segments in one statement and drops rows beyond the new count (a split
@@ -273,25 +387,30 @@ public final class SQLiteSessionStore: SessionStore {
 
     // MARK: - Sessions
 
+    // These act on the file as a whole, not on one session: a damaged file is reported and
+    // left for the next tdl that opens a session in it.
+
     /// Names of every session in this database, with their task counts.
     public static func sessions(path: String) throws -> [(name: String, tasks: Int)] {
-        let queue = try open(path)
-        return try queue.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT session, count(*) FROM task GROUP BY session
-                UNION SELECT session, 0 FROM setting WHERE session NOT IN (SELECT session FROM task) GROUP BY session
-                ORDER BY 1
-                """)
-            return rows.map { ($0[0], $0[1]) }
+        try reported(path) {
+            try open(path, writing: false).read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT session, count(*) FROM task GROUP BY session
+                    UNION SELECT session, 0 FROM setting WHERE session NOT IN (SELECT session FROM task) GROUP BY session
+                    ORDER BY 1
+                    """)
+                return rows.map { ($0[0], $0[1]) }
+            }
         }
     }
 
     /// Forgets a session's records. Downloaded files are never touched.
     public static func destroySession(_ name: String, path: String) throws {
-        let queue = try open(path)
-        try queue.write { db in
-            for table in ["task", "segment", "layoutSection", "layoutRow", "setting"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE session = ?", arguments: [name])
+        try reported(path) {
+            try open(path).write { db in
+                for table in ["task", "segment", "layoutSection", "layoutRow", "setting"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE session = ?", arguments: [name])
+                }
             }
         }
     }

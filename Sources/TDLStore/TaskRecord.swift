@@ -60,7 +60,8 @@ enum TaskRecord {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
         func failure(_ code: Int32) -> DatabaseError {
-            DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
+            SQLiteSessionStore.explained(DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }),
+                                         connection: connection)
         }
         var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else { throw failure(code) }

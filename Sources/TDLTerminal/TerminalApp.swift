@@ -147,7 +147,7 @@ public final class TerminalApp {
         switch event {
         case .listChanged, .deleted:
             entriesStale = true
-        case .saveFailed(let problem):
+        case .saveFailed(let problem):  // no row of its own: the message line says it
             say(problem, error: true)
         case .taskSucceeded(let url, _):
             if manager.sortType != .manual { entriesStale = true }

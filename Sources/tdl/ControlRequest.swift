@@ -142,6 +142,10 @@ enum ControlActions {
             reply.tasks = asked.compactMap { status(of: $0, in: manager) }
         }
         manager.flush()
+        if let saveError = manager.lastError {
+            reply.problems.append(saveError)
+            reply.status = ExitStatus.session
+        }
         return reply
     }
 

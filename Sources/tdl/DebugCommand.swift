@@ -20,7 +20,7 @@ struct DebugCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let session = try Session(options: global, downloading: false)
+                let session = try Session(options: global, downloading: false, locking: true)
                 let start = Date()
                 session.manager.reproduceData(count: count)
                 session.manager.flush()

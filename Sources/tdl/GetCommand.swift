@@ -171,6 +171,7 @@ struct GetCommand: ParsableCommand {
         }
         var lastFullCheck = Date()
         let control = session.control
+        var shownSaveError: String?
         while !unsettled.isEmpty && getInterrupted == 0 {
             let ready = manager.runOnce(timeoutMs: 200, watching: control?.watched ?? [])
             if let control {
@@ -186,6 +187,11 @@ struct GetCommand: ParsableCommand {
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
+            // Said when it starts, not only at the end: a long run may be saving nothing.
+            if manager.lastError != shownSaveError {
+                shownSaveError = manager.lastError
+                if let shownSaveError { warn(shownSaveError) }
+            }
             if Date().timeIntervalSince(lastFullCheck) >= 1 {
                 unsettled = unsettled.filter(isPending)  // a state changed without an event
                 lastFullCheck = Date()
@@ -198,11 +204,6 @@ struct GetCommand: ParsableCommand {
         if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
         control?.shutDown()
-        if let problem = manager.lastError {
-            // What this run changed is not in the session: a later run may not know its files.
-            warn(problem)
-            Foundation.exit(ExitStatus.session)
-        }
         if getInterrupted != 0 {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)
@@ -214,6 +215,11 @@ struct GetCommand: ParsableCommand {
                 failed = true
                 warn("\(ScreenSafe.url(url)): \(task.failReason?.message ?? ListStateWord.word(task.state))\(hint(for: task.failReason))")
             }
+        }
+        // Files that arrived are whole either way; the session that should remember them is not.
+        if let saveError = manager.lastError {
+            if saveError != shownSaveError { warn(saveError) }
+            Foundation.exit(ExitStatus.session)
         }
         if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
         if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }

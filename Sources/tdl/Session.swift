@@ -7,7 +7,8 @@ import TDLTransfer
 final class Session {
     let home: String
     let name: String
-    let store: SQLiteSessionStore
+    /// nil for a command that only reads a home without a database: nothing is created for it.
+    let store: SQLiteSessionStore?
     let manager: DownloadManager
     let lock: SessionLock?
     /// Something the user must hear about (a damaged database moved aside).
@@ -22,30 +23,29 @@ final class Session {
 
     /// `downloading` opens the engine (with `transfer` settings), takes the session's lock and
     /// listens for other tdl commands; `locking` takes the lock alone (to change a session
-    /// nobody runs).
+    /// nobody runs). With neither, the command only reads: it creates nothing (no home, no
+    /// database, no lock file) and moves nothing aside.
     init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
-        do {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError.store("cannot create the tdl home \(home): \(error.localizedDescription)")
-        }
-        chmod(home, 0o700)
-        if downloading || locking {
-            guard let lock = try SessionLock(home: home, session: name) else { throw CLIError.sessionInUse(name) }
+        let readOnly = !downloading && !locking
+        if readOnly {
+            lock = nil
+            control = nil
+        } else {
+            try Self.makeHome(home)
+            let lock = try Self.lock(home: home, session: name)
             self.lock = lock
             // With the lock held, a socket file left by a killed tdl is stale: replace it.
             control = downloading ? try ControlServer(home: home, session: name) : nil
             if !downloading { unlink(ControlSocket.path(home: home, session: name)) }
-        } else {
-            lock = nil
-            control = nil
         }
+        let path = (home as NSString).appendingPathComponent("session.sqlite")
         do {
-            store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name,
-                                           soleWriter: lock != nil)
+            store = readOnly && !FileManager.default.fileExists(atPath: path)
+                ? nil
+                : try SQLiteSessionStore(path: path, session: name, soleWriter: lock != nil, readOnly: readOnly)
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         }
@@ -54,13 +54,50 @@ final class Session {
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted)
+        } catch let error as StoreError {
+            throw CLIError.store(error.description)
         } catch {
             throw CLIError.store("cannot read the session: \(error)")
         }
-        notice = store.recoveryNotice?.description  // set on open, or when the load found damage
+        notice = store?.recoveryNotice?.description  // set on open, or when the load found damage
         if downloading { hooks = HookRunner(manager: manager) }
         // -d names the session's download folder from now on.
         if let dir = options.dir { manager.setDownloadDirectory(Paths.absolute(dir)) }
+    }
+
+    /// Creates the home owner-only. A folder that exists keeps its mode: it may be shared on
+    /// purpose (a 1777 folder given with --home).
+    static func makeHome(_ home: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: home, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CLIError.store("cannot use the tdl home \(home): it is a file, not a folder") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CLIError.store("cannot create the tdl home \(home): \(error.localizedDescription)")
+        }
+    }
+
+    /// Takes the session's lock. Another command that changes the saved session (`tdl add` of
+    /// many URLs, `tdl pause`) holds it briefly: it is waited for a few seconds, with a word
+    /// after the first. A tdl that runs the session holds it until it quits: not waited for.
+    static func lock(home: String, session: String) throws -> SessionLock {
+        let lock = try SessionLock(home: home, session: session)
+        let start = Date()
+        var told = false
+        while try !lock.tryLock() {
+            let waited = Date().timeIntervalSince(start)
+            if waited >= 5 || ControlClient.isListening(home: home, session: session) { throw CLIError.sessionInUse(session) }
+            if waited >= 1 && !told {
+                told = true
+                warn("waiting for another tdl\(lock.holder.map { " (pid \($0))" } ?? "") that is changing the session \"\(session)\"")
+            }
+            usleep(50_000)
+        }
+        return lock
     }
 
     /// The folder new downloads go to.

@@ -34,7 +34,7 @@ struct SessionCommand: ParsableCommand {
                     print("\(ScreenSafe.clean(name))\t\(count) task\(count == 1 ? "" : "s")\(inUse)")
                 }
             } catch {
-                fail(with: CLIError.store("cannot read \(path): \(error)"))
+                fail(with: error)
             }
         }
     }
@@ -60,7 +60,7 @@ struct SessionCommand: ParsableCommand {
                       try SQLiteSessionStore.sessions(path: path).contains(where: { $0.name == name }) else {
                     throw CLIError.badArgument("no session named \"\(name)\" in \(home)")
                 }
-                guard let lock = try SessionLock(home: home, session: name) else { throw CLIError.sessionInUse(name) }
+                let lock = try Session.lock(home: home, session: name)
                 try SQLiteSessionStore.destroySession(name, path: path)
                 unlink(ControlSocket.path(home: home, session: name))
                 unlink(lock.path)

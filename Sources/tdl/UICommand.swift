@@ -46,5 +46,11 @@ struct UICommand: ParsableCommand {
         TerminalApp(manager: session.manager, options: options).run()
         session.manager.shutdown()
         session.control?.shutDown()
+        // The screen is gone: what the message line said must outlive it.
+        if let notice = session.notice { warn(notice) }
+        if let saveError = session.manager.lastError {
+            warn(saveError)
+            Foundation.exit(ExitStatus.session)
+        }
     }
 }

@@ -201,6 +201,67 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(Array(try SQLiteSessionStore(path: dbPath).load().tasks.keys), ["http://h/new"])
     }
 
+    /// Loading reads the task table without its key's index; a damaged index page is found
+    /// by the next write that needs it. That write fails as damage, and the next open moves
+    /// the file aside instead of writing on into it.
+    func testADamagedIndexFoundByACommitIsMovedAsideByTheNextOpen() throws {
+        try saveTasks(count: 2000)
+        let root = try XCTUnwrap(Int(querySQL("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_task_1'")))
+        let pageSize = try XCTUnwrap(Int(querySQL("PRAGMA page_size")))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dbPath))
+        bytes.replaceSubrange((root - 1) * pageSize ..< root * pageSize, with: Data(repeating: 0xAB, count: pageSize))
+        try bytes.write(to: URL(fileURLWithPath: dbPath))
+
+        do {
+            let store = try SQLiteSessionStore(path: dbPath, soleWriter: true)
+            XCTAssertEqual(try store.load().tasks.count, 2000, "the tables are whole; only the index is damaged")
+            var changes = SessionChanges()
+            changes.upserted = [DownloadTask(url: "http://h/new", fileName: "new", directory: "/tmp")]
+            XCTAssertThrowsError(try store.commit(changes)) { error in
+                guard case let StoreError.damagedWhileWriting(path, reason) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(path, dbPath)
+                XCTAssertTrue(reason.contains("malformed"), reason)
+            }
+        }
+        let next = try SQLiteSessionStore(path: dbPath)
+        guard case let .movedAside(original, movedTo, _)? = next.recoveryNotice else {
+            return XCTFail("the next open must move the damaged file aside")
+        }
+        XCTAssertEqual(original, dbPath)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: movedTo))
+        XCTAssertTrue(try next.load().tasks.isEmpty, "a fresh session starts")
+    }
+
+    /// A command that only reads reports damage and leaves the file where it is.
+    func testAReadOnlyStoreReportsDamageAndMovesNothing() throws {
+        let garbage = Data("not a database".utf8) + Data(repeating: 7, count: 8192)
+        try garbage.write(to: URL(fileURLWithPath: dbPath))
+        XCTAssertThrowsError(try SQLiteSessionStore(path: dbPath, readOnly: true)) { error in
+            guard case let StoreError.damaged(path, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, dbPath)
+            XCTAssertEqual(reason, "not a database")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["session.sqlite"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dbPath)), garbage)
+    }
+
+    /// Another program holding a write for longer than the busy timeout is not damage.
+    func testABusyWriterIsReportedAndNothingIsMoved() throws {
+        try saveTasks(count: 3)
+        let other = try DatabaseQueue(path: dbPath)
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            XCTAssertThrowsError(try SQLiteSessionStore(path: dbPath)) { error in
+                guard case let StoreError.unusable(path, reason) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(path, dbPath)
+                XCTAssertEqual(reason, "database is locked")
+            }
+            try db.execute(sql: "ROLLBACK")
+        }
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.contains("damaged") })
+        XCTAssertEqual(try SQLiteSessionStore(path: dbPath).load().tasks.count, 3)
+    }
+
     func testANewerSchemaIsRefusedAndLeftUntouched() throws {
         do {
             let store = try SQLiteSessionStore(path: dbPath)
