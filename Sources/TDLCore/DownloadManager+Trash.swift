@@ -43,7 +43,6 @@ extension DownloadManager {
 
     /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
     func eraseTasks(_ urls: [String], keepFinishedFile: Bool) {
-        for url in urls where tasks[url]?.state == .downloading { engine?.stop(url: url) }
         let files = filesToDelete(of: urls, keepFinished: keepFinishedFile)
         for url in urls { eraseRecord(url) }
         deleteAfterSaving(files)

@@ -53,16 +53,37 @@ final class StateChangeTests: XCTestCase {
         XCTAssertFalse(f.exists(path))
         XCTAssertEqual(f.manager.task(a)?.received, 0)
         XCTAssertEqual(f.manager.state(of: a), .downloading)
+        f.engine.resolve(b, name: "b.bin", size: nil)  // the name is b's own before its part file exists
         f.manager.stopTasks([b])
         let part = f.writeFile("b.bin.part")
         XCTAssertEqual(f.manager.restartTasks([b]), [b])
         XCTAssertFalse(f.exists(part))
     }
 
+    /// Only a task's own files go: a part file under a name it never recorded may be another
+    /// task's, and a finished file whose name another task now uses is that task's.
+    func testRestartAndDeleteLeaveOtherTasksFilesAlone() {
+        let f = Fixture()
+        let (a, b) = (f.add(["movie.mkv"])[0], f.add(["https://mirror.example.org/movie.mkv"])[0])
+        f.finish(a)
+        try? FileManager.default.removeItem(atPath: f.manager.task(a)!.filePath)  // the user deleted it
+        f.finish(b)  // b took the free name
+        XCTAssertEqual(f.manager.task(b)!.filePath, f.manager.task(a)!.filePath)
+        f.manager.restartTasks([a])
+        XCTAssertTrue(f.exists(f.manager.task(b)!.filePath), "b's file is not a's to delete")
+
+        let c = f.add(["doc.pdf"])[0]
+        f.manager.pauseTasks([c])
+        let foreign = f.writeFile("doc.pdf.part")  // c never recorded that name: not its part file
+        f.manager.deleteFilesOfTasks([c])
+        XCTAssertTrue(f.exists(foreign))
+    }
+
     func testDeleteFilesKeepsTheRecord() {
         let f = Fixture()
         let (a, b, c) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0], f.add(["c.bin"])[0])
         f.finish(a)
+        f.engine.resolve(b, name: "b.bin", size: nil)
         f.manager.pauseTasks([b, c])
         let part = f.writeFile("b.bin.part")
         XCTAssertEqual(f.manager.deleteFilesOfTasks([a, b, c]), [a, b], "c had no file")
@@ -132,6 +153,7 @@ final class StateChangeTests: XCTestCase {
         let f = Fixture(trash: false)
         let (a, b) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0])
         f.finish(a)
+        f.engine.resolve(b, name: "b.bin", size: nil)
         f.manager.pauseTasks([b])
         let finished = f.manager.task(a)!.filePath
         let part = f.writeFile("b.bin.part")

@@ -112,6 +112,7 @@ final class TrashTests: XCTestCase {
     func testEmptyToDeleteList() {
         let f = Fixture(trash: true)
         let urls = f.add(["a", "b"])
+        f.engine.resolve(urls[0], name: "a", size: nil)
         f.manager.pauseTasks(urls)
         let part = f.writeFile("a.part")
         f.manager.deleteAllTasks()
