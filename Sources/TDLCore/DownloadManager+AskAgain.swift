@@ -26,7 +26,6 @@ extension DownloadManager {
         if wasDownloading { engine?.stop(url: url) }
         if let checksum, tasks[url]!.checksum != checksum {
             tasks[url]!.checksum = checksum
-            if tasks[url]!.state == .failed, case .checksumMismatch? = tasks[url]!.failReason { resetProgress(url) }
             markDirty(url)
         }
         if let fileName, fileName != tasks[url]!.fileName {

@@ -418,6 +418,8 @@ public final class DownloadManager {
         let files = filesToDelete(of: changed, keepFinished: false)
         for url in changed {
             resetProgress(url)
+            // Its files go (or were another task's): the next download records a name again.
+            tasks[url]!.finalURL = nil
             setState(url, .waiting)
         }
         deleteAfterSaving(files)
@@ -436,6 +438,7 @@ public final class DownloadManager {
         let changed = known.filter { withFiles.contains($0) || tasks[$0]!.state.isActive }
         for url in changed {
             resetProgress(url)
+            tasks[url]!.finalURL = nil
             setState(url, .stopped)
         }
         deleteAfterSaving(files)
@@ -451,8 +454,6 @@ public final class DownloadManager {
         tasks[url]!.lastModified = nil
         tasks[url]!.retries = 0
         tasks[url]!.note = nil
-        // The name is no longer the task's own: the next download records one again.
-        tasks[url]!.finalURL = nil
         pending.progress[url] = nil
     }
 
