@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TDLSession
 
 /// Errors that end a command with one clear line and a documented exit status.
 enum CLIError: Error, CustomStringConvertible {
@@ -30,15 +31,7 @@ enum CLIError: Error, CustomStringConvertible {
     }
 }
 
-enum ExitStatus {
-    static let ok: Int32 = 0
-    static let downloadFailed: Int32 = 1
-    static let badInput: Int32 = 2
-    static let sessionInUse: Int32 = 3
-    static let badDirectory: Int32 = 4
-    static let session: Int32 = 5
-    static let interrupted: Int32 = 130
-
+extension ExitStatus {
     static let help = """
         Exit status: 0 all requested files finished; 1 a download failed; 2 bad input (URL, \
         option or input file); 3 the session is in use by another tdl; 4 the download folder \

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 
 nonisolated(unsafe) private var getInterrupted: Int32 = 0
 
@@ -103,7 +104,7 @@ struct GetCommand: ParsableCommand {
             let items = entries.map {
                 ControlRequest.Item($0, folder: global.dir, checksum: checksum, limit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
             }
-            HandOver(options: global, items: items, all: all, quiet: quiet, ignoredOptions: optionsTheRunningTdlKeeps).run()
+            handOver(items)
         } catch {
             fail(with: error)
         }
@@ -220,6 +221,27 @@ struct GetCommand: ParsableCommand {
     }
 }
 
+extension GetCommand {
+    /// Another tdl runs the session: it downloads, this one waits and exits as if it had.
+    func handOver(_ items: [ControlRequest.Item]) -> Never {
+        for option in optionsTheRunningTdlKeeps {
+            warn("\(option) does not apply: the tdl running the session downloads with its own settings")
+        }
+        let handOver = HandOver(home: Paths.home(global.home), session: global.session, items: items, all: all, quiet: quiet)
+        do {
+            Foundation.exit(try handOver.run(say: warn))
+        } catch HandOver.Stop.runningTdlQuit {
+            // What arrived so far is kept; this run now downloads the rest itself.
+            execv(CommandLine.arguments[0], CommandLine.unsafeArgv)
+            fail(with: CLIError.store("cannot run tdl again: \(String(cString: strerror(errno)))"))
+        } catch HandOver.Stop.failed(let why) {
+            fail(with: CLIError.store(why))
+        } catch {
+            fail(with: CLIError.sessionInUse(global.session))
+        }
+    }
+}
+
 /// What the user can do about a failure that has a remedy on the command line.
 private func hint(for reason: FailReason?) -> String {
     guard case .tls? = reason else { return "" }
@@ -228,29 +250,4 @@ private func hint(for reason: FailReason?) -> String {
 
 func warn(_ text: String) {
     FileHandle.standardError.write(Data(("tdl: " + ScreenSafe.clean(text) + "\n").utf8))
-}
-
-enum ListStateWord {
-    static func word(_ state: TaskState) -> String {
-        switch state {
-        case .waiting: return "waiting"
-        case .downloading: return "downloading"
-        case .paused: return "paused"
-        case .stopped: return "stopped"
-        case .finished: return "done"
-        case .failed: return "failed"
-        }
-    }
-}
-
-/// Text from outside printed to a terminal: control characters and escapes become "?".
-enum ScreenSafe {
-    /// A URL as the user may see it: no password, no control characters.
-    static func url(_ url: String) -> String { clean(URLCheck.withoutPassword(url)) }
-
-    static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { s in
-            (s.value < 0x20 && s != "\t") || (s.value >= 0x7F && s.value < 0xA0) ? "?" : s
-        }))
-    }
 }

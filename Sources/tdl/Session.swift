@@ -1,5 +1,6 @@
 import Foundation
 import TDLCore
+import TDLSession
 import TDLStore
 import TDLTransfer
 
