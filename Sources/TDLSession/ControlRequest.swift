@@ -62,16 +62,6 @@ public struct ControlReply: Codable {
     /// asking command fails with it instead of reading an empty answer.
     public var refusal: String?
 
-    public init(lines: [String] = [], problems: [String] = [], status: Int32 = ExitStatus.ok, tasks: [TaskStatus]? = nil,
-                note: String? = nil, refusal: String? = nil) {
-        self.lines = lines
-        self.problems = problems
-        self.status = status
-        self.tasks = tasks
-        self.note = note
-        self.refusal = refusal
-    }
-
     static func encodedLine(_ reply: ControlReply) -> Data {
         ((try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)) + Data("\n".utf8)
     }

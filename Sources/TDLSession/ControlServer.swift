@@ -12,14 +12,14 @@ import Glibc
 /// never the loop's time.
 public final class ControlServer {
     /// Connections served at once; a newcomer beyond them is refused at once.
-    public static let maxConnections = 256
+    static let maxConnections = 256
     /// An input file of many URLs comes as one request.
-    public static let maxRequestBytes = 64 << 20
+    static let maxRequestBytes = 64 << 20
     static let secondsToSendRequest: TimeInterval = 5
     /// A status reply on 100,000 tasks is some 20 MB.
     static let secondsToTakeReply: TimeInterval = 10
 
-    public let path: String
+    let path: String
     let fd: Int32
     private var connections: [Int32: ControlConnection] = [:]
 

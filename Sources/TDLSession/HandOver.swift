@@ -27,7 +27,7 @@ public struct HandOver {
     public let all: Bool
     public let quiet: Bool
     /// Time between two status requests.
-    public var pollInterval: TimeInterval = 0.3
+    var pollInterval: TimeInterval = 0.3
 
     public init(home: String, session: String, items: [ControlRequest.Item], all: Bool, quiet: Bool) {
         self.home = home

@@ -5,7 +5,6 @@ import TDLSession
 /// Errors that end a command with one clear line and a documented exit status.
 enum CLIError: Error, CustomStringConvertible {
     case badDirectory(String, String)
-    case badURLs([String])
     case sessionInUse(String)
     case store(String)
     case badArgument(String)
@@ -13,7 +12,6 @@ enum CLIError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case let .badDirectory(path, why): return "cannot use the folder \(path): \(why)"
-        case let .badURLs(lines): return lines.joined(separator: "\n")
         case let .sessionInUse(session): return "the session \"\(session)\" is in use by another tdl; quit it or use --session"
         case let .store(text): return text
         case let .badArgument(text): return text
@@ -24,7 +22,7 @@ enum CLIError: Error, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .badDirectory: return ExitStatus.badDirectory
-        case .badURLs, .badArgument: return ExitStatus.badInput
+        case .badArgument: return ExitStatus.badInput
         case .sessionInUse: return ExitStatus.sessionInUse
         case .store: return ExitStatus.session
         }

@@ -8,7 +8,6 @@ import TDLTransfer
 final class Session {
     let home: String
     let name: String
-    let store: SQLiteSessionStore
     let manager: DownloadManager
     let lock: SessionLock?
     /// Something the user must hear about (a damaged database moved aside).
@@ -44,6 +43,7 @@ final class Session {
             lock = nil
             control = nil
         }
+        let store: SQLiteSessionStore
         do {
             store = try SQLiteSessionStore(path: (home as NSString).appendingPathComponent("session.sqlite"), session: name,
                                            soleWriter: lock != nil)
