@@ -18,6 +18,8 @@ public struct HandOver {
         case runningTdlQuit
         /// The running tdl could not be asked, or did not answer.
         case failed(String)
+        /// SIGINT, SIGTERM or SIGHUP: this command stops waiting; the running tdl goes on.
+        case interrupted
     }
 
     public let home: String
@@ -27,7 +29,7 @@ public struct HandOver {
     public let all: Bool
     public let quiet: Bool
     /// Time between two status requests.
-    var pollInterval: TimeInterval = 0.3
+    var pollIntervalMs = 300
 
     public init(home: String, session: String, items: [ControlRequest.Item], all: Bool, quiet: Bool) {
         self.home = home
@@ -66,7 +68,9 @@ public struct HandOver {
         if wanted.isEmpty { return problems.isEmpty ? ExitStatus.ok : ExitStatus.badInput }
         var reported = Set<String>()
         var failed = false
-        while true {
+        var waiting = true
+        let loop = SessionLoop(manager: nil, timeoutMs: pollIntervalMs)
+        try loop.run(while: { waiting }) { _ in
             let tasks = try ask(ControlRequest(command: .status, items: wanted)).tasks ?? []
             for task in tasks where !reported.contains(task.url) {
                 if task.state == "done" {
@@ -78,9 +82,9 @@ public struct HandOver {
                     say("\(ScreenSafe.url(task.url)): \(task.error ?? task.state)")
                 }
             }
-            if tasks.allSatisfy({ reported.contains($0.url) }) { break }
-            usleep(useconds_t(pollInterval * 1_000_000))
+            waiting = !tasks.allSatisfy { reported.contains($0.url) }
         }
+        if loop.interruption != nil { throw Stop.interrupted }
         if failed { return ExitStatus.downloadFailed }
         return problems.isEmpty ? ExitStatus.ok : ExitStatus.badInput
     }

@@ -3,8 +3,6 @@ import Foundation
 import TDLCore
 import TDLSession
 
-nonisolated(unsafe) private var getInterrupted: Int32 = 0
-
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
@@ -151,8 +149,6 @@ struct GetCommand: ParsableCommand {
         manager.resumeTasks(toResume, queueIfFull: true)
         manager.flush()
 
-        signal(SIGINT) { _ in getInterrupted = 1 }
-        signal(SIGTERM) { _ in getInterrupted = 1 }
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
         func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true }
         // Follow the manager's events instead of asking about every requested URL on every
@@ -171,19 +167,16 @@ struct GetCommand: ParsableCommand {
             }
         }
         var lastFullCheck = Date()
-        let control = session.control
-        while !unsettled.isEmpty && getInterrupted == 0 {
-            let ready = manager.runOnce(timeoutMs: 200, watching: control?.watched ?? [])
-            if let control {
-                _ = control.serve(ready: ready) { request in
-                    let reply = ControlActions.perform(request, on: manager)
-                    // URLs handed over by another tdl are downloaded before this one exits.
-                    if request.command == .add || request.command == .resume {
-                        unsettled.formUnion(request.items.map(\.url).filter(isPending))
-                    }
-                    return reply
-                }
+        let loop = SessionLoop(manager: manager, control: session.control)
+        loop.handle = { request in
+            let reply = ControlActions.perform(request, on: manager)
+            // URLs handed over by another tdl are downloaded before this one exits.
+            if request.command == .add || request.command == .resume {
+                unsettled.formUnion(request.items.map(\.url).filter(isPending))
             }
+            return reply
+        }
+        loop.run(while: { !unsettled.isEmpty }) { _ in
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
@@ -198,13 +191,13 @@ struct GetCommand: ParsableCommand {
         manager.setConnectionsPerDownload(savedConnections)
         if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
-        control?.shutDown()
+        session.control?.shutDown()
         if let problem = manager.lastError {
             // What this run changed is not in the session: a later run may not know its files.
             warn(problem)
             Foundation.exit(ExitStatus.session)
         }
-        if getInterrupted != 0 {
+        if loop.interruption != nil {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)
         }
@@ -234,6 +227,9 @@ extension GetCommand {
             // What arrived so far is kept; this run now downloads the rest itself.
             execv(CommandLine.arguments[0], CommandLine.unsafeArgv)
             fail(with: CLIError.store("cannot run tdl again: \(String(cString: strerror(errno)))"))
+        } catch HandOver.Stop.interrupted {
+            warn("interrupted: the tdl running the session goes on downloading")
+            Foundation.exit(ExitStatus.interrupted)
         } catch HandOver.Stop.failed(let why) {
             fail(with: CLIError.store(why))
         } catch {

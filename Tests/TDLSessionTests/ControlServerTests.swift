@@ -173,7 +173,7 @@ final class ControlServerTests: XCTestCase {
     func testAHandOverWhoseRunningTdlQuitsAsksToRunAgain() throws {
         let server = try ControlServer(home: home, session: "s")
         var handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: false)
-        handOver.pollInterval = 0.02
+        handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
         let client = Background { () -> Error? in
             do {
@@ -200,7 +200,7 @@ final class ControlServerTests: XCTestCase {
     func testAHandOverEndsWithTheStatusOfItsFiles() throws {
         let server = try ControlServer(home: home, session: "s")
         var handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: false)
-        handOver.pollInterval = 0.02
+        handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
         let client = Background { try? handOver.run(say: { line in said.change { $0.append(line) } }) }
         // Stands in for the running tdl's downloads: the task ends failed after its first status.
