@@ -2,8 +2,9 @@
 import PackageDescription
 
 // Layers import downward only:
-// tdl → TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are reached
-// by exactly one module each.
+// tdl → TDLSession / TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are
+// reached by exactly one module each. TDLSession is a running session seen from outside the
+// list: its control socket, the requests other tdl commands send it, hooks, input files.
 let package = Package(
     name: "tdl",
     products: [
@@ -36,10 +37,11 @@ let package = Package(
             dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
+        .target(name: "TDLSession", dependencies: ["TDLCore"]),
         .executableTarget(
             name: "tdl",
             dependencies: [
-                "TDLCore", "TDLStore", "TDLTransfer", "TDLTerminal",
+                "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -47,6 +49,7 @@ let package = Package(
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore"]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport"]),
     ],

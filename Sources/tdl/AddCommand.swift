@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
+import TDLSession
 
 /// Errors that end a command with one clear line and a documented exit status.
 enum CLIError: Error, CustomStringConvertible {
     case badDirectory(String, String)
-    case badURLs([String])
     case sessionInUse(String)
     case store(String)
     case badArgument(String)
@@ -12,7 +12,6 @@ enum CLIError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case let .badDirectory(path, why): return "cannot use the folder \(path): \(why)"
-        case let .badURLs(lines): return lines.joined(separator: "\n")
         case let .sessionInUse(session): return "the session \"\(session)\" is in use by another tdl; quit it or use --session"
         case let .store(text): return text
         case let .badArgument(text): return text
@@ -23,22 +22,14 @@ enum CLIError: Error, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .badDirectory: return ExitStatus.badDirectory
-        case .badURLs, .badArgument: return ExitStatus.badInput
+        case .badArgument: return ExitStatus.badInput
         case .sessionInUse: return ExitStatus.sessionInUse
         case .store: return ExitStatus.session
         }
     }
 }
 
-enum ExitStatus {
-    static let ok: Int32 = 0
-    static let downloadFailed: Int32 = 1
-    static let badInput: Int32 = 2
-    static let sessionInUse: Int32 = 3
-    static let badDirectory: Int32 = 4
-    static let session: Int32 = 5
-    static let interrupted: Int32 = 130
-
+extension ExitStatus {
     static let help = """
         Exit status: 0 all requested files finished; 1 a download failed; 2 bad input (URL, \
         option or input file); 3 the session is in use by another tdl; 4 the download folder \

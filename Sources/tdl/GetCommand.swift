@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
-
-nonisolated(unsafe) private var getInterrupted: Int32 = 0
+import TDLSession
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -103,7 +102,7 @@ struct GetCommand: ParsableCommand {
             let items = entries.map {
                 ControlRequest.Item($0, folder: global.dir, checksum: checksum, limit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
             }
-            HandOver(options: global, items: items, all: all, quiet: quiet, ignoredOptions: optionsTheRunningTdlKeeps).run()
+            handOver(items)
         } catch {
             fail(with: error)
         }
@@ -150,8 +149,6 @@ struct GetCommand: ParsableCommand {
         manager.resumeTasks(toResume, queueIfFull: true)
         manager.flush()
 
-        signal(SIGINT) { _ in getInterrupted = 1 }
-        signal(SIGTERM) { _ in getInterrupted = 1 }
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
         func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true }
         // Follow the manager's events instead of asking about every requested URL on every
@@ -170,20 +167,17 @@ struct GetCommand: ParsableCommand {
             }
         }
         var lastFullCheck = Date()
-        let control = session.control
         var shownSaveError: String?
-        while !unsettled.isEmpty && getInterrupted == 0 {
-            let ready = manager.runOnce(timeoutMs: 200, watching: control?.watched ?? [])
-            if let control {
-                _ = control.serve(ready: ready) { request in
-                    let reply = ControlActions.perform(request, on: manager)
-                    // URLs handed over by another tdl are downloaded before this one exits.
-                    if request.command == .add || request.command == .resume {
-                        unsettled.formUnion(request.items.map(\.url).filter(isPending))
-                    }
-                    return reply
-                }
+        let loop = SessionLoop(manager: manager, control: session.control)
+        loop.handle = { request in
+            let reply = ControlActions.perform(request, on: manager)
+            // URLs handed over by another tdl are downloaded before this one exits.
+            if request.command == .add || request.command == .resume {
+                unsettled.formUnion(request.items.map(\.url).filter(isPending))
             }
+            return reply
+        }
+        loop.run(while: { !unsettled.isEmpty }) { _ in
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
@@ -203,8 +197,8 @@ struct GetCommand: ParsableCommand {
         manager.setConnectionsPerDownload(savedConnections)
         if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
-        control?.shutDown()
-        if getInterrupted != 0 {
+        session.control?.shutDown()
+        if loop.interruption != nil {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)
         }
@@ -226,6 +220,30 @@ struct GetCommand: ParsableCommand {
     }
 }
 
+extension GetCommand {
+    /// Another tdl runs the session: it downloads, this one waits and exits as if it had.
+    func handOver(_ items: [ControlRequest.Item]) -> Never {
+        for option in optionsTheRunningTdlKeeps {
+            warn("\(option) does not apply: the tdl running the session downloads with its own settings")
+        }
+        let handOver = HandOver(home: Paths.home(global.home), session: global.session, items: items, all: all, quiet: quiet)
+        do {
+            Foundation.exit(try handOver.run(say: warn))
+        } catch HandOver.Stop.runningTdlQuit {
+            // What arrived so far is kept; this run now downloads the rest itself.
+            execv(CommandLine.arguments[0], CommandLine.unsafeArgv)
+            fail(with: CLIError.store("cannot run tdl again: \(String(cString: strerror(errno)))"))
+        } catch HandOver.Stop.interrupted {
+            warn("interrupted: the tdl running the session goes on downloading")
+            Foundation.exit(ExitStatus.interrupted)
+        } catch HandOver.Stop.failed(let why) {
+            fail(with: CLIError.store(why))
+        } catch {
+            fail(with: CLIError.sessionInUse(global.session))
+        }
+    }
+}
+
 /// What the user can do about a failure that has a remedy on the command line.
 private func hint(for reason: FailReason?) -> String {
     guard case .tls? = reason else { return "" }
@@ -234,29 +252,4 @@ private func hint(for reason: FailReason?) -> String {
 
 func warn(_ text: String) {
     FileHandle.standardError.write(Data(("tdl: " + ScreenSafe.clean(text) + "\n").utf8))
-}
-
-enum ListStateWord {
-    static func word(_ state: TaskState) -> String {
-        switch state {
-        case .waiting: return "waiting"
-        case .downloading: return "downloading"
-        case .paused: return "paused"
-        case .stopped: return "stopped"
-        case .finished: return "done"
-        case .failed: return "failed"
-        }
-    }
-}
-
-/// Text from outside printed to a terminal: control characters and escapes become "?".
-enum ScreenSafe {
-    /// A URL as the user may see it: no password, no control characters.
-    static func url(_ url: String) -> String { clean(URLCheck.withoutPassword(url)) }
-
-    static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { s in
-            (s.value < 0x20 && s != "\t") || (s.value >= 0x7F && s.value < 0xA0) ? "?" : s
-        }))
-    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

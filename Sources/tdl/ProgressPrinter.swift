@@ -1,5 +1,6 @@
 import Foundation
 import TDLCore
+import TDLSession
 
 /// Progress of `tdl get` on stderr: live lines on a terminal, a line every few seconds
 /// otherwise, nothing with -q.

@@ -1,5 +1,6 @@
 import Foundation
 import TDLCore
+import TDLSession
 import TDLStore
 import TDLTransfer
 
@@ -7,8 +8,6 @@ import TDLTransfer
 final class Session {
     let home: String
     let name: String
-    /// nil for a command that only reads a home without a database: nothing is created for it.
-    let store: SQLiteSessionStore?
     let manager: DownloadManager
     let lock: SessionLock?
     /// Something the user must hear about (a damaged database moved aside).
@@ -42,6 +41,8 @@ final class Session {
             if !downloading { unlink(ControlSocket.path(home: home, session: name)) }
         }
         let path = (home as NSString).appendingPathComponent("session.sqlite")
+        // nil for a command that only reads a home without a database: nothing is created for it.
+        let store: SQLiteSessionStore?
         do {
             store = readOnly && !FileManager.default.fileExists(atPath: path)
                 ? nil

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TDLSession
 import TDLStore
 
 /// `tdl session list|destroy`: the independent lists kept in one home (SDE's managers).

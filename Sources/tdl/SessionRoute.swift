@@ -1,5 +1,6 @@
 import Foundation
 import TDLCore
+import TDLSession
 
 /// Sends a request to the tdl that runs the session, or carries it out on the saved session
 /// when none runs. Two processes never write one session: the saved session is changed only

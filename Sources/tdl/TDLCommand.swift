@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 import TDLTransfer
 
 /// Options every command takes.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 
 /// `tdl pause|resume|stop|restart|rm URL…`: act on the running tdl, or on the saved session
 /// when none runs.

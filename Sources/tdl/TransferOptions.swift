@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TDLSession
 import TDLTransfer
 
 /// How this run talks TLS. Never saved with the session: skipping verification has to be

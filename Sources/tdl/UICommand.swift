@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLSession
 import TDLTerminal
 
 struct UICommand: ParsableCommand {

@@ -172,6 +172,48 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try Self.server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
     }
 
+    func testAnInterruptedWaitingGetLeavesItsFileToTheRunningTdl() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("one.bin", seconds: 4)], home: home)
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        second.arguments = ["get", slowURL("two.bin", seconds: 3)]
+        second.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        let stderr = Pipe()
+        second.standardError = stderr
+        try second.run()
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) {
+            (try? jsonList(home).contains { $0["name"] as? String == "two.bin" && $0["state"] as? String == "downloading" }) == true
+        })
+        second.interrupt()
+        second.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(second.terminationStatus, 130, message)
+        XCTAssertTrue(message.contains("interrupted: the tdl running the session goes on downloading"), message)
+        // The running get took the file over: it waits for it too, and finishes it.
+        first.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 0)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try Self.server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
+    }
+
+    func testAGetWhoseTerminalClosesSavesAndSaysSo() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let (get, stderr) = try startGet(["-q", "-d", downloads.path, slowURL("hup.bin", seconds: 6)], home: home)
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) {
+            (try? jsonList(home).contains { $0["state"] as? String == "downloading" && ($0["received"] as? Int ?? 0) > 0 }) == true
+        })
+        kill(get.processIdentifier, SIGHUP)
+        get.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(get.terminationReason, .exit, "SIGHUP killed tdl get")
+        XCTAssertEqual(get.terminationStatus, 130, message)
+        XCTAssertTrue(message.contains("interrupted: run the same command again to continue"), message)
+        // Closed cleanly, its bytes kept: it waits for the next tdl.
+        let list = try jsonList(home)
+        XCTAssertEqual(list.first?["state"] as? String, "waiting")
+        XCTAssertGreaterThan(list.first?["received"] as? Int ?? 0, 0)
+    }
+
     func testASessionNameCannotLeaveTheHome() throws {
         let home = TemporaryDirectory()
         for name in ["../elsewhere", "a/b", ".hidden", ""] {

@@ -3,24 +3,32 @@ import TDLCore
 
 /// aria2c-style input: one URL per line, `#` comments, indented `key=value` lines applying to
 /// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`).
-struct InputFile {
-    struct Entry {
-        var url: String
-        var dir: String?
-        var out: String?
-        var checksum: String?
+public struct InputFile {
+    public struct Entry {
+        public var url: String
+        public var dir: String?
+        public var out: String?
+        public var checksum: String?
         /// Bytes per second for this file alone; 0 lifts an earlier limit.
-        var maxDownloadLimit: Int64?
+        public var maxDownloadLimit: Int64?
+
+        public init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
+            self.url = url
+            self.dir = dir
+            self.out = out
+            self.checksum = checksum
+            self.maxDownloadLimit = maxDownloadLimit
+        }
     }
 
-    var entries: [Entry] = []
+    public var entries: [Entry] = []
     /// "line 7: unknown option \"foo\"" — reported, while the rest is still used.
-    var problems: [String] = []
+    public var problems: [String] = []
 
     /// Parsed on the bytes: splitting a String into Characters treats "\r\n" as one character
     /// (a Windows-style file never split into lines), and it was most of the time of reading a
     /// list of 500 URLs. Every byte that matters here is ASCII.
-    init(bytes: [UInt8]) {
+    public init(bytes: [UInt8]) {
         // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
         let lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
@@ -65,13 +73,5 @@ struct InputFile {
         let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09 ... 0x0D).contains(byte) }
         guard let first = line.firstIndex(where: { !isSpace($0) }), let last = line.lastIndex(where: { !isSpace($0) }) else { return [] }
         return line[first ... last]
-    }
-
-    static func read(_ path: String) throws -> InputFile {
-        if path == "-" { return InputFile(bytes: Array(FileHandle.standardInput.readDataToEndOfFile())) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError.badArgument("cannot read the input file \(path)")
-        }
-        return InputFile(bytes: Array(data))
     }
 }

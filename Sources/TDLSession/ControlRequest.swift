@@ -3,21 +3,21 @@ import TDLCore
 
 /// What one tdl command asks of a session: the same request is carried out by the running
 /// tdl (through the control socket) or, when none runs, on the saved session.
-struct ControlRequest: Codable {
-    enum Command: String, Codable {
+public struct ControlRequest: Codable {
+    public enum Command: String, Codable {
         case add, pause, resume, stop, restart, remove, status
     }
 
     /// One URL with the options an input file may give it.
-    struct Item: Codable {
-        var url: String
-        var dir: String?
-        var out: String?
-        var checksum: String?
+    public struct Item: Codable {
+        public var url: String
+        public var dir: String?
+        public var out: String?
+        public var checksum: String?
         /// Bytes per second for this download (aria2's max-download-limit).
-        var maxDownloadLimit: Int64?
+        public var maxDownloadLimit: Int64?
 
-        init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
+        public init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
             self.url = url
             self.dir = dir
             self.out = out
@@ -28,34 +28,39 @@ struct ControlRequest: Codable {
         /// An input-file entry with its folder made absolute here: the tdl that carries the
         /// request out has another working directory. `folder`, `checksum` and `limit` apply
         /// when the entry gives none of its own.
-        init(_ entry: InputFile.Entry, folder: String?, checksum: String? = nil, limit: Int64? = nil) {
+        public init(_ entry: InputFile.Entry, folder: String?, checksum: String? = nil, limit: Int64? = nil) {
             self.init(url: entry.url, dir: (entry.dir ?? folder).map(Paths.absolute), out: entry.out,
                       checksum: entry.checksum ?? checksum, maxDownloadLimit: entry.maxDownloadLimit ?? limit)
         }
 
         /// The same folder and nothing of its own (a file name is for one URL only).
-        func sameOptions(as other: Item) -> Bool {
+        public func sameOptions(as other: Item) -> Bool {
             dir == other.dir && out == nil && other.out == nil && checksum == other.checksum
                 && maxDownloadLimit == other.maxDownloadLimit
         }
     }
 
-    var command: Command
-    var items: [Item]
+    public var command: Command
+    public var items: [Item]
+
+    public init(command: Command, items: [Item]) {
+        self.command = command
+        self.items = items
+    }
 }
 
 /// What the command prints and how it exits.
-struct ControlReply: Codable {
-    var lines: [String] = []
-    var problems: [String] = []
-    var status: Int32 = ExitStatus.ok
+public struct ControlReply: Codable {
+    public var lines: [String] = []
+    public var problems: [String] = []
+    public var status: Int32 = ExitStatus.ok
     /// For `status`: the live state of the tasks asked about (the active ones when none named).
-    var tasks: [TaskStatus]?
+    public var tasks: [TaskStatus]?
     /// One line for the running tdl's own screen ("added 2 URLs from another tdl").
-    var note: String?
+    public var note: String?
     /// Why the running tdl did not take the request at all (it serves too many others): the
     /// asking command fails with it instead of reading an empty answer.
-    var refusal: String?
+    public var refusal: String?
 
     static func encodedLine(_ reply: ControlReply) -> Data {
         ((try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)) + Data("\n".utf8)
@@ -63,22 +68,22 @@ struct ControlReply: Codable {
 }
 
 /// One task as `tdl list --json` and a waiting `tdl get` see it.
-struct TaskStatus: Codable {
-    var url: String
-    var state: String
-    var received: Int64
-    var size: Int64?
-    var speed: Int64
-    var error: String?
-    var path: String
+public struct TaskStatus: Codable {
+    public var url: String
+    public var state: String
+    public var received: Int64
+    public var size: Int64?
+    public var speed: Int64
+    public var error: String?
+    public var path: String
 }
 
 /// Carries out requests on a manager: the running tdl's (live) or a saved session's.
-enum ControlActions {
+public enum ControlActions {
     /// Adds the items with one `add` per run of items with the same options (each add places
     /// its batch in the sorted list once, and schedules once, however many URLs it holds) and
     /// sets their rate limits. The results come in the items' order.
-    static func add(_ items: [ControlRequest.Item], to manager: DownloadManager) -> [AddResult] {
+    public static func add(_ items: [ControlRequest.Item], to manager: DownloadManager) -> [AddResult] {
         var results: [AddResult] = []
         var start = 0
         while start < items.count {
@@ -95,7 +100,7 @@ enum ControlActions {
         return results
     }
 
-    static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
+    public static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
         var reply = ControlReply()
         let urls = request.items.map(\.url)
         let unknown = request.command == .add ? [] : urls.filter { manager.task($0) == nil }
@@ -149,7 +154,7 @@ enum ControlActions {
         return reply
     }
 
-    static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {
+    public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {
         guard let task = manager.task(url) else { return nil }
         let activity = task.state == .downloading ? manager.activity[url] : nil
         return TaskStatus(url: url, state: ListStateWord.word(task.state), received: activity?.received ?? task.received,

@@ -1,38 +1,20 @@
-import ArgumentParser
 import Foundation
 import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `--on-complete CMD` / `--on-error CMD` for `tdl` and `tdl get`; given once, the session keeps them.
-struct HookOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Run CMD FILE URL when a download finishes (no shell; \"\" forgets it). The session keeps it.", valueName: "cmd"))
-    var onComplete: String?
-
-    @Option(help: ArgumentHelp("Run CMD FILE URL when a download fails, with TDL_ERROR set to the reason (no shell; \"\" forgets it).", valueName: "cmd"))
-    var onError: String?
-
-    func save(into manager: DownloadManager) {
-        guard onComplete != nil || onError != nil else { return }
-        manager.updateSettings { settings in
-            if let onComplete { settings.onComplete = onComplete.isEmpty ? nil : onComplete }
-            if let onError { settings.onError = onError.isEmpty ? nil : onError }
-        }
-    }
-}
-
 /// Runs the session's hooks as downloads end. The command is split on spaces into a program
 /// and its first arguments, then the file path and the URL are added: no shell ever sees the
 /// URL or the server's file name. Hooks run beside tdl; finished ones are reaped as we go.
-final class HookRunner {
+public final class HookRunner {
     let manager: DownloadManager
     /// Under the full-screen list a hook's output would land on the screen: it goes nowhere.
-    var silenceOutput = false
+    public var silenceOutput = false
     /// Hooks started and not yet reaped.
     private var running: Set<pid_t> = []
 
-    init(manager: DownloadManager) {
+    public init(manager: DownloadManager) {
         self.manager = manager
         let previous = manager.onEvent
         manager.onEvent = { [weak self] event in

@@ -7,8 +7,8 @@ import Glibc
 /// (`<home>/<session>.sock`, owner only). One request per connection: a JSON line in, a JSON
 /// line out. Only the holder of the session's lock listens, so a socket file found without a
 /// lock holder belongs to a dead process and may be removed.
-enum ControlSocket {
-    static func path(home: String, session: String) -> String {
+public enum ControlSocket {
+    public static func path(home: String, session: String) -> String {
         (home as NSString).appendingPathComponent("\(session).sock")
     }
 
@@ -73,8 +73,8 @@ enum ControlSocket {
 }
 
 /// The asking side: `tdl add`, `pause`, `list`… while another tdl runs the session.
-enum ControlClient {
-    enum Outcome {
+public enum ControlClient {
+    public enum Outcome {
         case answered(ControlReply)
         /// Nobody listens (no socket file, or one left by a dead process).
         case nobodyListens
@@ -82,11 +82,11 @@ enum ControlClient {
     }
 
     /// Whether a tdl runs the session now.
-    static func isListening(home: String, session: String) -> Bool {
+    public static func isListening(home: String, session: String) -> Bool {
         withConnection(ControlSocket.path(home: home, session: session), otherwise: { _ in false }) { _ in true }
     }
 
-    static func send(_ request: ControlRequest, home: String, session: String) -> Outcome {
+    public static func send(_ request: ControlRequest, home: String, session: String) -> Outcome {
         let path = ControlSocket.path(home: home, session: session)
         return withConnection(path, otherwise: { $0 }) { fd in exchange(request, fd: fd, path: path) }
     }
@@ -112,14 +112,13 @@ enum ControlClient {
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let sent = ControlSocket.writeAll(fd, body + Data("\n".utf8))
         // A refusal is sent on accepting and the connection closed, maybe before the request
-        // went out: it is there to read even when sending failed.
+        // went out; a request over the size bound is answered and closed before its end is
+        // read. Either answer is there to read even when sending failed.
         let reply = ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(sent ? 10 : 1))
             .flatMap { try? JSONDecoder().decode(ControlReply.self, from: $0) }
         if let refusal = reply?.refusal { return .failed(refusal) }
+        if let reply { return .answered(reply) }
         guard sent else { return .failed("the running tdl did not take the request") }
-        guard let reply else {
-            return .failed("the running tdl (\(path)) did not answer within 10 s; the request may still be carried out")
-        }
-        return .answered(reply)
+        return .failed("the running tdl (\(path)) did not answer within 10 s; the request may still be carried out")
     }
 }

@@ -10,7 +10,7 @@ import Glibc
 /// Everything a client controls is bounded: how many connect at once, how large a request
 /// is, how long sending it and taking the reply may last. A slow client costs a descriptor,
 /// never the loop's time.
-final class ControlServer {
+public final class ControlServer {
     /// Connections served at once; a newcomer beyond them is refused at once.
     static let maxConnections = 256
     /// An input file of many URLs comes as one request.
@@ -24,14 +24,14 @@ final class ControlServer {
     private var connections: [Int32: ControlConnection] = [:]
 
     /// The caller holds the session's lock, so a leftover socket file is stale.
-    init(home: String, session: String) throws {
+    public init(home: String, session: String) throws {
         path = ControlSocket.path(home: home, session: session)
         guard let address = ControlSocket.address(path) else {
-            throw CLIError.store("the tdl home path is too long for a socket: \(path)")
+            throw ControlSocketError("the tdl home path is too long for a socket: \(path)")
         }
         unlink(path)
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw CLIError.store("cannot create the control socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ControlSocketError("cannot create the control socket: \(String(cString: strerror(errno)))") }
         // Owner-only from the first moment: the umask applies to bind's file.
         let oldMask = umask(0o077)
         let bound = ControlSocket.withSockaddr(address) { bind(fd, $0, $1) }
@@ -40,21 +40,21 @@ final class ControlServer {
         guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw CLIError.store("cannot listen on \(path): \(reason)")
+            throw ControlSocketError("cannot listen on \(path): \(reason)")
         }
         chmod(path, 0o600)
     }
 
     /// What the loop waits for this turn: newcomers, and for each connection its request or
     /// room for its reply.
-    var watched: [WatchedFD] {
+    public var watched: [WatchedFD] {
         [.reading(fd)] + connections.values.map(\.watched)
     }
 
     /// Runs on every turn of the loop with the turn's ready descriptors: serves the
     /// connections that are ready, drops those done or past their deadline, then accepts
     /// newcomers. Returns one line per request that changed something, for the screen.
-    func serve(ready: Set<Int32>, _ handle: (ControlRequest) -> ControlReply) -> [String] {
+    public func serve(ready: Set<Int32>, _ handle: (ControlRequest) -> ControlReply) -> [String] {
         var notes: [String] = []
         let now = Date()
         for connection in Array(connections.values) {
@@ -115,7 +115,7 @@ final class ControlServer {
 
     /// Stops listening, ends every connection and removes the socket file; before exit(),
     /// which runs no deinit.
-    func shutDown() {
+    public func shutDown() {
         guard !isShutDown else { return }
         isShutDown = true
         for client in connections.keys { close(client) }
@@ -127,6 +127,13 @@ final class ControlServer {
     private var isShutDown = false
 
     deinit { shutDown() }
+}
+
+/// Why the control socket cannot be opened; the command that runs the session ends with it.
+public struct ControlSocketError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) { self.description = description }
 }
 
 /// One client of the control socket on a non-blocking descriptor: its request as it
@@ -175,12 +182,11 @@ final class ControlConnection {
                 return .whole(request)
             }
             let chunk = buffer[0 ..< n]
-            if let newline = chunk.firstIndex(of: UInt8(ascii: "\n")) {
-                request.append(contentsOf: chunk[..<newline])
-                return .whole(request)
-            }
-            request.append(contentsOf: chunk)
+            let newline = chunk.firstIndex(of: UInt8(ascii: "\n"))
+            request.append(contentsOf: chunk[..<(newline ?? n)])
+            // The bound holds for the chunk that ends the request too.
             if request.count > ControlServer.maxRequestBytes { return .tooLarge }
+            if newline != nil { return .whole(request) }
         }
     }
 

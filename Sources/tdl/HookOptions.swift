@@ -1,0 +1,19 @@
+import ArgumentParser
+import TDLCore
+
+/// `--on-complete CMD` / `--on-error CMD` for `tdl` and `tdl get`; given once, the session keeps them.
+struct HookOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Run CMD FILE URL when a download finishes (no shell; \"\" forgets it). The session keeps it.", valueName: "cmd"))
+    var onComplete: String?
+
+    @Option(help: ArgumentHelp("Run CMD FILE URL when a download fails, with TDL_ERROR set to the reason (no shell; \"\" forgets it).", valueName: "cmd"))
+    var onError: String?
+
+    func save(into manager: DownloadManager) {
+        guard onComplete != nil || onError != nil else { return }
+        manager.updateSettings { settings in
+            if let onComplete { settings.onComplete = onComplete.isEmpty ? nil : onComplete }
+            if let onError { settings.onError = onError.isEmpty ? nil : onError }
+        }
+    }
+}
