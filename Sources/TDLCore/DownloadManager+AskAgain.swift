@@ -22,7 +22,11 @@ extension DownloadManager {
             restoreToDeleteTasks([url])
             done.append("back from the trash")
         }
-        let wasDownloading = tasks[url]!.state == .downloading
+        let task = tasks[url]!
+        let changes = checksum.map { $0 != task.checksum } == true || fileName.map { $0 != task.fileName } == true
+            || directory.map { $0 != task.directory } == true
+        // A running download takes new options by stopping and going on from its bytes.
+        let wasDownloading = task.state == .downloading && changes
         if wasDownloading { engine?.stop(url: url) }
         if let checksum, tasks[url]!.checksum != checksum {
             tasks[url]!.checksum = checksum
@@ -74,7 +78,8 @@ extension DownloadManager {
         let target = (task.directory as NSString).appendingPathComponent(fileName)
         let (from, to) = task.state == .finished ? (task.filePath, target) : (task.partPath, target + ".part")
         let moving = FileManager.default.fileExists(atPath: from)
-        if moving && (FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + ".part")) {
+        if isNameTaken(target, except: url)
+            || moving && (FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + ".part")) {
             return "cannot rename to \(fileName): a file of that name exists"
         }
         tasks[url]!.fileName = fileName

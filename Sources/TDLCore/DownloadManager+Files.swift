@@ -32,8 +32,8 @@ extension DownloadManager {
         return files
     }
 
+    /// Saves what the caller changed, then deletes the files.
     func deleteAfterSaving(_ files: [OwnedFile]) {
-        guard !files.isEmpty else { return }
         flush()
         for file in files { try? FileManager.default.removeItem(atPath: file.path) }
     }

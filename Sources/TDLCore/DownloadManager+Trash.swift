@@ -50,6 +50,7 @@ extension DownloadManager {
 
     /// Forgets a task's record and place; its files stay.
     func eraseRecord(_ url: String) {
+        claims?.set(url, nil)
         if tasks[url]?.state == .downloading { engine?.stop(url: url) }
         trackState(url, .stopped)
         tasks[url] = nil

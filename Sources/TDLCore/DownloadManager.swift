@@ -49,6 +49,7 @@ public final class DownloadManager {
         self.store = store
         self.settings = SessionSettings()
         engine?.onEvent = { [weak self] event in self?.handle(event) }
+        engine?.isNameTaken = { [weak self] url, path in self?.isNameTaken(path, except: url) ?? false }
     }
 
     // MARK: - Loading and saving
@@ -169,7 +170,20 @@ public final class DownloadManager {
     /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
 
-    func markDirty(_ url: String) { dirtyTasks.insert(url) }
+    /// Every change that is saved passes here, so the name claims follow it too.
+    func markDirty(_ url: String) {
+        dirtyTasks.insert(url)
+        if claims != nil, let task = tasks[url] { claims!.update(task) }
+    }
+
+    /// Built when the engine first asks (a launch of 100,000 tasks does not pay for it), then
+    /// kept current by `markDirty`.
+    var claims: NameClaims?
+
+    func isNameTaken(_ path: String, except url: String) -> Bool {
+        if claims == nil { claims = NameClaims(tasks.values) }
+        return claims!.isTaken(path, except: url)
+    }
 
     func markSettingsDirty() { pending.settings = settings }
 

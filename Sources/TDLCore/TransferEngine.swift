@@ -75,6 +75,9 @@ public struct WatchedFD: Sendable {
 /// on the event loop that calls `wait(timeoutMs:watching:)`.
 public protocol TransferEngine: AnyObject {
     var onEvent: ((TransferEvent) -> Void)? { get set }
+    /// Whether a file path belongs to another task than the URL's (set by the manager): a name
+    /// is chosen only where nothing is on disk and no other task owns it.
+    var isNameTaken: ((_ url: String, _ path: String) -> Bool)? { get set }
     func start(_ job: TransferJob)
     /// Disconnects the task's transfers; a final checkpoint event follows.
     func stop(url: String)

@@ -11,6 +11,7 @@ import Glibc
 /// one background worker that reports back through `curl_multi_wakeup`.
 public final class CurlEngine: TransferEngine {
     public var onEvent: ((TransferEvent) -> Void)?
+    public var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
     public let settings: EngineSettings
 
     let multi: UnsafeMutableRawPointer

@@ -206,7 +206,7 @@ final class FileDownload {
                 // The session records the name before the part file exists (the manager commits
                 // a `.resolved` before it returns): after a kill at any moment the next run
                 // knows the part file, and the file renamed from it, as this task's own.
-                part = try PartFile.create(directory: job.directory, preferredName: name) { chosen in
+                part = try PartFile.create(directory: job.directory, preferredName: name, isTaken: isTakenByAnother) { chosen in
                     fileName = chosen
                     reportResolved()
                 }
@@ -235,6 +235,11 @@ final class FileDownload {
             }
         }
         return true
+    }
+
+    /// Another task owns this path (its file may be missing from disk).
+    func isTakenByAnother(_ path: String) -> Bool {
+        engine.isNameTaken?(url, path) ?? false
     }
 
     /// Tells the manager the name, size and validators; it records them before this returns.
@@ -597,7 +602,8 @@ final class FileDownload {
         case .nameTaken:
             // A file appeared under the recorded name while this one downloaded: the next free
             // name is recorded, then taken, so a kill in between leaves nothing unknown.
-            guard let part, let name = PartFile.freeName(directory: job.directory, preferredName: fileName) else {
+            guard let part, let name = PartFile.freeName(directory: job.directory, preferredName: fileName,
+                                                         isTaken: isTakenByAnother) else {
                 return failNow(FileError.nameTaken.reason)
             }
             fileName = name

@@ -39,12 +39,14 @@ final class PartFile {
 
     /// Creates a new part file under the first free name: neither `name` nor `name.part` may
     /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
-    /// `willCreate` hears each name before the file is made under it (to record it first).
-    static func create(directory: String, preferredName: String, willCreate: (String) -> Void) throws -> PartFile {
+    /// `isTaken` says whether another task owns a target path; `willCreate` hears each name
+    /// before the file is made under it (to record it first).
+    static func create(directory: String, preferredName: String, isTaken: (String) -> Bool,
+                       willCreate: (String) -> Void) throws -> PartFile {
         for n in 0..<10_000 {
             let name = n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n)
             let target = (directory as NSString).appendingPathComponent(name)
-            if access(target, F_OK) == 0 || access(partPath(directory, name), F_OK) == 0 { continue }
+            if access(target, F_OK) == 0 || access(partPath(directory, name), F_OK) == 0 || isTaken(target) { continue }
             willCreate(name)
             let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
@@ -132,12 +134,13 @@ final class PartFile {
         fileName = name
     }
 
-    /// The first name under which neither a file nor its part file exists.
-    static func freeName(directory: String, preferredName: String) -> String? {
+    /// The first name under which neither a file nor its part file exists and that no other
+    /// task owns (`isTaken`).
+    static func freeName(directory: String, preferredName: String, isTaken: (String) -> Bool) -> String? {
         for n in 1..<10_000 {
             let name = FileNameSanitizer.numbered(preferredName, n)
             let target = (directory as NSString).appendingPathComponent(name)
-            if access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 { return name }
+            if access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 && !isTaken(target) { return name }
         }
         return nil
     }

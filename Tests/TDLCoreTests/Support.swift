@@ -5,6 +5,7 @@ import XCTest
 /// A transfer engine that downloads nothing: it records what the manager asks and lets a test
 /// play the server's answers.
 final class FakeEngine: TransferEngine {
+    var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
     var onEvent: ((TransferEvent) -> Void)?
     private(set) var started: [String] = []
     private(set) var stopped: [String] = []
