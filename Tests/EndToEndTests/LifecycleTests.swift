@@ -141,6 +141,48 @@ final class LifecycleTests: XCTestCase {
         return ScreenDump.row(fromBottom: 1, of: try String(contentsOfFile: work.file("screen"), encoding: .utf8), rows: 10)
     }
 
+    /// `-` sends the newest download back to the queue (Waiting, not Paused); an older task that
+    /// was stopped and resumed waits behind the ones running; a clean relaunch runs the same
+    /// downloads as before the quit.
+    func testTheLimitAndARelaunchKeepWhichDownloadsRun() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let urls = (0..<4).map { url("f\($0).bin", size: 3_000_000, seed: $0, extra: "&rate=60000") }
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path).status, 0)
+        let first = try screen(["<Down>", "<Up>", ":sleep 700", "-", ":sleep 300", ":save", "x", ":sleep 300", "p", ":sleep 300", ":save", "q"],
+                               home: home, downloads: downloads)
+        XCTAssertEqual(try state(of: "f2.bin", in: first[0]), "Waiting", first[0])
+        XCTAssertEqual(try state(of: "f3.bin", in: first[0]), "Waiting", first[0])
+        XCTAssertEqual(try state(of: "f0.bin", in: first[1]), "Waiting", "stopped, then resumed with no free slot\n" + first[1])
+        XCTAssertEqual(try state(of: "f2.bin", in: first[1]), "running", first[1])
+
+        let relaunched = try screen([":sleep 700", ":save", "q"], home: home, downloads: downloads)
+        XCTAssertEqual(try ["f0.bin", "f1.bin", "f2.bin", "f3.bin"].map { try state(of: $0, in: relaunched[0]) },
+                       ["Waiting", "running", "running", "Waiting"], relaunched[0])
+    }
+
+    /// Runs the full-screen list with a script; `:save` saves the screen there.
+    private func screen(_ script: [String], home: TemporaryDirectory, downloads: TemporaryDirectory) throws -> [String] {
+        let work = TemporaryDirectory("tdl-screen")
+        var saved: [String] = []
+        let lines = script.map { line -> String in
+            guard line == ":save" else { return line }
+            saved.append(work.file("screen\(saved.count)"))
+            return ":save-display \(saved.last!)"
+        }
+        try lines.joined(separator: "\n").write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        let run = try Processes.tdl(["-d", downloads.path], home: home.path,
+                                    environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "120x12", "NO_COLOR": "1"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return try saved.map { try String(contentsOfFile: $0, encoding: .utf8) }
+    }
+
+    /// "Waiting", "Paused", … as the row of `name` says, or "running" for a row with progress.
+    private func state(of name: String, in screen: String) throws -> String {
+        let row = try XCTUnwrap(ScreenDump.taskRows(screen).first { $0.contains(name) }, "no row for \(name)")
+        for word in ["Waiting", "Paused", "Stopped", "Done", "Failed"] where row.contains(word) { return word }
+        return "running"
+    }
+
     // MARK: - The trash and commands while no tdl runs
 
     func testAURLInTheTrashAskedForAgainComesBackAsItWas() throws {
