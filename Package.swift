@@ -51,7 +51,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
     ],
     swiftLanguageModes: [.v5]
 )

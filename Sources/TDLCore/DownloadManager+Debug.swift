@@ -70,13 +70,14 @@ extension DownloadManager {
     }
 }
 
-/// SplitMix64: tiny, fast and the same on every platform (the system generator is not seedable).
-struct SeededRandom: RandomNumberGenerator {
+/// SplitMix64: tiny, fast and the same on every platform (the system generator is not
+/// seedable). Made-up sessions and the tests' random sequences replay from their seed.
+public struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

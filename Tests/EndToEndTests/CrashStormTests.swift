@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 import TDLTestSupport
 import XCTest
 
@@ -35,10 +36,10 @@ final class CrashStormTests: XCTestCase {
         try names.enumerated().map { server.url("/file/\($1)?size=\(size)&seed=\($0)\(query)") }
             .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let arguments = ["get", "-d", downloads.path, "-i", list] + options
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         var moments: [String] = []
         for _ in 0..<kills {
-            let after = random.next(in: pause)
+            let after = Double.random(in: pause, using: &random)
             moments.append(String(format: "%.2f", after))
             Processes.runAndKill(Processes.tdlBinary, arguments, environment: ["TDL_HOME": home.path], after: after)
         }
@@ -54,24 +55,5 @@ final class CrashStormTests: XCTestCase {
         let sent = try server.bodyBytesSent()
         XCTAssertLessThanOrEqual(sent, files * size * 3 / 2, "bytes served, \(context)")
         print("crash storm: \(kills) kills, \(sent) bytes served for \(files * size) (\(context))")
-    }
-}
-
-/// A small seeded generator, so a failing storm can be replayed.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(in range: ClosedRange<Double>) -> Double {
-        range.lowerBound + Double(next() >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
     }
 }

@@ -108,19 +108,8 @@ final class LifecycleSequenceTests: XCTestCase {
     }
 }
 
-// MARK: - Random numbers
-
-/// SplitMix64: small, seeded, reproducible on every platform.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SeededRandom {
+    /// 0..<n, as the sequences were first drawn (seeds keep naming the same sequences).
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
@@ -212,8 +201,8 @@ enum LifecycleAction: Equatable, CustomStringConvertible {
 
     /// The sequence a seed stands for; it does not depend on what happens while it runs.
     static func sequence(seed: UInt64, count: Int, deletingRunningParts: Bool) -> [LifecycleAction] {
-        var rng = SplitMix64(seed: seed)
-        let weighted: [(Int, (inout SplitMix64) -> LifecycleAction)] = [
+        var rng = SeededRandom(seed: seed)
+        let weighted: [(Int, (inout SeededRandom) -> LifecycleAction)] = [
             (30, { .turns(1 + $0.below(4)) }),
             (12, { .add($0.below(pool.count)) }),
             (3, { .addNamed($0.below(pool.count), $0.below(chosenNames.count)) }),
