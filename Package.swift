@@ -41,15 +41,18 @@ let package = Package(
         .executableTarget(
             name: "tdl",
             dependencies: [
-                "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal",
+                "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal", "TDLBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
+        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
         .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore"]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
+        .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
     ],

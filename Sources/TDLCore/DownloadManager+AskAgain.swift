@@ -46,8 +46,7 @@ extension DownloadManager {
         }
         if tasks[url]!.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
             // The wrong file is the session's own (it downloaded it there): the right one replaces it.
-            restartTasks([url])
-            flush()
+            restartTasks([url])  // saved before the file goes
             done.append("downloads again: \(why)")
         } else if wasDownloading {
             start(url)

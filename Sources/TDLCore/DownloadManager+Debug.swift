@@ -118,8 +118,3 @@ enum DebugNames {
     }
 }
 
-extension DownloadManager {
-    /// Feeds an engine event to the manager as the event loop would, so a benchmark can time
-    /// the loop's share of a checkpoint without a network.
-    public func replay(_ event: TransferEvent) { handle(event) }
-}

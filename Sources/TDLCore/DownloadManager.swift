@@ -271,6 +271,14 @@ public final class DownloadManager {
 
     public func info(ofTask url: String, about key: String) -> String? { tasks[url]?.metaInfo[key] }
 
+    /// Says what happened to a task (its details and `tdl list` show it): a hook that could not run.
+    public func addNote(_ text: String, toTask url: String) {
+        guard tasks[url] != nil else { return }
+        tasks[url]!.note = text
+        markDirty(url)
+        onEvent?(.taskChanged(url))
+    }
+
     public var counts: [TaskState: Int] {
         let trash = Set(toDeleteList)
         var result: [TaskState: Int] = [:]

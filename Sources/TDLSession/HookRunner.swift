@@ -68,8 +68,7 @@ public final class HookRunner {
         if status == 0 { running.insert(pid) }
         if status != 0 {
             // Said on the task (its details and `tdl list`), not on stderr under a full screen.
-            manager.replay(.note(url: url, text: "could not run \(program): \(String(cString: strerror(status)))",
-                                 retries: manager.task(url)?.retries ?? 0))
+            manager.addNote("could not run \(program): \(String(cString: strerror(status)))", toTask: url)
         }
     }
 

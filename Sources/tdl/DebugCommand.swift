@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLBenchmarks
 import TDLStore
 
 struct DebugCommand: ParsableCommand {

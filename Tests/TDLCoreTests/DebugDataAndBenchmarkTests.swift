@@ -45,14 +45,4 @@ final class DebugDataAndBenchmarkTests: XCTestCase {
         XCTAssertEqual(f.manager.downloadList[0].first, Fixture.url("mine"))
         XCTAssertEqual(f.manager.taskCountInSection(0), 20)
     }
-
-    func testBenchmarkRunsAndPrintsATable() {
-        let results = ListBenchmark.run(taskCount: 2000, addCount: 50)
-        XCTAssertTrue(results.contains { $0.name.hasPrefix("sort by name, ascending") && $0.limit == ListBenchmark.sortLimitMs })
-        XCTAssertTrue(results.contains { $0.name.hasPrefix("add 50 URLs") && $0.limit == ListBenchmark.addLimitMs })
-        XCTAssertTrue(results.allSatisfy { $0.milliseconds >= 0 })
-        let table = ListBenchmark.table(results)
-        XCTAssertTrue(table.hasPrefix("step"))
-        XCTAssertEqual(table.split(separator: "\n").count, results.count + 1)
-    }
 }

@@ -99,14 +99,6 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(try store.load().tasks[task.url]?.segments, [Segment(start: 0, end: nil, done: 5)])
     }
 
-    func testSessionBenchmarkWritesRestoresAndReportsItsBudgets() throws {
-        let results = try SessionBenchmark.run(folder: dir, taskCount: 2_000, activeCount: 20, repetitions: 1)
-        XCTAssertEqual(results.map(\.name), ["write 2000 new tasks", "checkpoint of 20 active downloads", "open and restore 2000 tasks"])
-        XCTAssertEqual(results[1].limit, SessionBenchmark.checkpointLimitMs)
-        XCTAssertEqual(results[2].limit, SessionBenchmark.restoreLimitMs)
-        XCTAssertEqual(try SQLiteSessionStore(path: dbPath, session: "bench").load().tasks.count, 2_000)
-    }
-
     func testTheSoleWritersTwoThreadReadMatchesAOnePassRead() throws {
         // Two sessions interleaved in the table, so each one's row ids have gaps; an odd count.
         let work = try SQLiteSessionStore(path: dbPath, session: "work")

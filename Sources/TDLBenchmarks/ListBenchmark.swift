@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 
 /// Times the list operations at scale (`tdl debug bench-list`): populate N tasks, then each
 /// predefined sort with sectioning on, adding URLs, index-path lookups, delete and restore.

@@ -1,5 +1,6 @@
 import Foundation
 import TDLCore
+import TDLStore
 
 /// Times the session at scale (`tdl debug bench-session`): a made-up list of N tasks written
 /// to a real SQLite file, the event loop's share of one progress checkpoint of many active
@@ -24,7 +25,8 @@ public enum SessionBenchmark {
         }
         let path = (folder as NSString).appendingPathComponent("session.sqlite")
         do {
-            let manager = DownloadManager(identifier: "bench", defaultDirectory: folder,
+            let engine = CheckpointingEngine()
+            let manager = DownloadManager(identifier: "bench", defaultDirectory: folder, engine: engine,
                                           store: try SQLiteSessionStore(path: path, session: "bench"))
             manager.reproduceData(count: taskCount)
             try time("write \(taskCount) new tasks", runs: 1) { manager.flush() }
@@ -36,7 +38,7 @@ public enum SessionBenchmark {
                 round += 1
                 for url in active {
                     let segments = (0 ..< 8).map { i in Segment(start: Int64(i) << 20, end: Int64(i + 1) << 20, done: round * 1000) }
-                    manager.replay(.checkpoint(url: url, segments: segments))
+                    engine.onEvent?(.checkpoint(url: url, segments: segments))
                 }
                 manager.flush()
                 if let error = manager.lastError { throw BenchmarkError(error) }
@@ -54,6 +56,20 @@ public enum SessionBenchmark {
             restored.append(reopened)
         }
         return results
+    }
+
+    /// Reports checkpoints as the engine does, and downloads nothing.
+    final class CheckpointingEngine: TransferEngine {
+        var onEvent: ((TransferEvent) -> Void)?
+        var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+        func start(_ job: TransferJob) {}
+        func stop(url: String) {}
+        func liveProgress() -> [String: Int64] { [:] }
+        func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
+        func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
+        func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
+        func wakeUp() {}
+        func shutdown() {}
     }
 
     struct BenchmarkError: Error, CustomStringConvertible {
