@@ -5,6 +5,7 @@ import PackageDescription
 // tdl → TDLSession / TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are
 // reached by exactly one module each. TDLSession is a running session seen from outside the
 // list: its control socket, the requests other tdl commands send it, hooks, input files.
+// TDLBenchmarks (`tdl debug bench-*`) sits beside them, over TDLCore and TDLStore.
 let package = Package(
     name: "tdl",
     products: [
