@@ -97,7 +97,7 @@ extension DownloadManager {
             }
         }
         if task.deletedAt == nil, placeDepends(nameChanged: true, sizeChanged: false) { reposition(url) }
-        onEvent?(.taskChanged(url))
+        emit(.taskChanged(url))
         return nil
     }
 }

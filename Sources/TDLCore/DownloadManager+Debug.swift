@@ -13,7 +13,7 @@ extension DownloadManager {
             let doomed = Array(listed[target...])
             _ = removeFromList(doomed)
             for url in doomed { eraseRecord(url) }
-            onEvent?(.listChanged)
+            emit(.listChanged)
             return
         }
         guard listed.count < target else { return }
@@ -66,7 +66,7 @@ extension DownloadManager {
         } else {
             insertSorted(newTasks)
         }
-        onEvent?(.listChanged)
+        emit(.listChanged)
     }
 }
 

@@ -165,7 +165,7 @@ extension DownloadManager {
         guard sortType != .manual, let index = indexPath(of: url), let task = tasks[url] else { return }
         removeFromList(at: index)
         insertSorted([task])
-        onEvent?(.listChanged)
+        emit(.listChanged)
     }
 
     /// Removes a row; an emptied section disappears in predefined mode, stays in manual mode.
@@ -246,7 +246,7 @@ extension DownloadManager {
         } else {
             rebuildList()
         }
-        onEvent?(.listChanged)
+        emit(.listChanged)
     }
 
     /// Turns sectioning on or off for a predefined sort and re-sorts if it is the current one.
@@ -260,7 +260,7 @@ extension DownloadManager {
         markSettingsDirty()
         if type == sortType {
             rebuildList()
-            onEvent?(.listChanged)
+            emit(.listChanged)
         }
     }
 
@@ -294,7 +294,7 @@ extension DownloadManager {
         sections = newSections
         titles = newTitles
         listChanged()
-        onEvent?(.listChanged)
+        emit(.listChanged)
     }
 
     // MARK: - Manual mode
@@ -335,7 +335,7 @@ extension DownloadManager {
         sections.insert([], at: section)
         titles.insert(title, at: section)
         listChanged()
-        onEvent?(.listChanged)
+        emit(.listChanged)
         return true
     }
 
@@ -349,7 +349,7 @@ extension DownloadManager {
         sections[from.section].remove(at: from.row)
         sections[destination.section].insert(url, at: destination.row)
         listChanged()
-        onEvent?(.listChanged)
+        emit(.listChanged)
         return true
     }
 
@@ -362,7 +362,7 @@ extension DownloadManager {
         sections.insert(moved, at: newSection)
         titles.insert(title, at: newSection)
         listChanged()
-        onEvent?(.listChanged)
+        emit(.listChanged)
         return true
     }
 
@@ -372,7 +372,7 @@ extension DownloadManager {
         guard sortType == .manual, titles.indices.contains(section) else { return false }
         titles[section] = title
         listChanged()
-        onEvent?(.listChanged)
+        emit(.listChanged)
         return true
     }
 
@@ -383,6 +383,6 @@ extension DownloadManager {
         tasks[url]!.customDisplayName = clean
         markDirty(url)
         if sortType == .fileName || sortType == .fileType { reposition(url) }
-        onEvent?(.taskChanged(url))
+        emit(.taskChanged(url))
     }
 }

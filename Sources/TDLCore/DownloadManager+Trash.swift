@@ -29,9 +29,9 @@ extension DownloadManager {
             eraseTasks(removed.map(\.url), keepFinishedFile: keepFinishedFile)
         }
         for (n, item) in removed.enumerated() {
-            onEvent?(.deleted(url: item.url, from: item.from, count: removed.count, nth: n + 1))
+            emit(.deleted(url: item.url, from: item.from, count: removed.count, nth: n + 1))
         }
-        onEvent?(.listChanged)
+        emit(.listChanged)
         finishBatch()
         return Dictionary(removed.map { ($0.url, $0.from) }, uniquingKeysWith: { a, _ in a })
     }
@@ -70,9 +70,9 @@ extension DownloadManager {
         eraseTasks(positions.map(\.element), keepFinishedFile: keepFinishedFile)
         toDeleteList.removeAll { wanted.contains($0) }
         for (n, (position, url)) in positions.enumerated() {
-            onEvent?(.deleted(url: url, from: ListIndex(section: 0, row: position), count: positions.count, nth: n + 1))
+            emit(.deleted(url: url, from: ListIndex(section: 0, row: position), count: positions.count, nth: n + 1))
         }
-        if !positions.isEmpty { onEvent?(.listChanged) }
+        if !positions.isEmpty { emit(.listChanged) }
         return result
     }
 
@@ -115,7 +115,7 @@ extension DownloadManager {
         } else {
             insertSorted(restored.map { tasks[$0]! })
         }
-        onEvent?(.listChanged)
+        emit(.listChanged)
         finishBatch()
         return restored.compactMap { indexPath(of: $0) }
     }

@@ -17,8 +17,10 @@ public final class DownloadManager {
     public var downloadNewFileImmediately = true
     /// Injected for tests: the time used for add times, sectioning and speed.
     public var clock: () -> Date = Date.init
-    /// Every change is reported here, on the loop thread.
-    public var onEvent: ((ManagerEvent) -> Void)?
+    /// Who hears of every change (the screen, `tdl get`, the hooks), on the loop thread, in
+    /// the order they began to listen.
+    private var observers: [(id: Int, hear: (ManagerEvent) -> Void)] = []
+    private var nextObserver = 0
     /// Hashes a file (path, algorithm → hex): a finished file asked for again with a checksum
     /// is verified, not trusted. Nil: not verified.
     public var fileDigest: ((String, Checksum.Algorithm) -> String?)?
@@ -50,6 +52,24 @@ public final class DownloadManager {
         self.settings = SessionSettings()
         engine?.onEvent = { [weak self] event in self?.handle(event) }
         engine?.isNameTaken = { [weak self] url, path in self?.isNameTaken(path, except: url) ?? false }
+    }
+
+    // MARK: - Observers
+
+    /// Hears every change from now on, until `stopObserving` with the returned number.
+    @discardableResult
+    public func observe(_ hear: @escaping (ManagerEvent) -> Void) -> Int {
+        nextObserver += 1
+        observers.append((nextObserver, hear))
+        return nextObserver
+    }
+
+    public func stopObserving(_ id: Int) {
+        observers.removeAll { $0.id == id }
+    }
+
+    func emit(_ event: ManagerEvent) {
+        for observer in observers { observer.hear(event) }
     }
 
     // MARK: - Loading and saving
@@ -161,7 +181,7 @@ public final class DownloadManager {
             pending = changes
             let problem = "could not save the session: \(error)"
             lastError = problem
-            onEvent?(.saveFailed(problem))
+            emit(.saveFailed(problem))
         }
         lastFlush = clock()
     }
@@ -276,7 +296,7 @@ public final class DownloadManager {
         guard tasks[url] != nil else { return }
         tasks[url]!.note = text
         markDirty(url)
-        onEvent?(.taskChanged(url))
+        emit(.taskChanged(url))
     }
 
     public var counts: [TaskState: Int] {
@@ -341,7 +361,7 @@ public final class DownloadManager {
         } else {
             insertSorted(newTasks)
         }
-        onEvent?(.listChanged)
+        emit(.listChanged)
         finishBatch()
         return result
     }
@@ -365,7 +385,7 @@ public final class DownloadManager {
         live.retrying[url] = nil
         if state != .downloading { live.forget(url) }
         markDirty(url)
-        onEvent?(.taskChanged(url))
+        emit(.taskChanged(url))
     }
 
     func isInTrash(_ url: String) -> Bool { tasks[url]?.deletedAt != nil }
@@ -549,7 +569,7 @@ public final class DownloadManager {
 
     func noteIfAllOver() {
         let busy = scheduler.isBusy
-        if wasBusy && !busy { onEvent?(.allDownloadsOver) }
+        if wasBusy && !busy { emit(.allDownloadsOver) }
         wasBusy = busy
     }
 
@@ -579,7 +599,7 @@ public final class DownloadManager {
             // after a kill at any moment recognises the file as this task's (no "name (1)").
             flush()
             if resort && task.deletedAt == nil { reposition(url) }
-            onEvent?(.taskChanged(url))
+            emit(.taskChanged(url))
         case let .checkpoint(url, segments):
             guard tasks[url] != nil else { return }
             tasks[url]!.segments = segments
@@ -594,7 +614,7 @@ public final class DownloadManager {
             tasks[url]!.note = text
             tasks[url]!.retries = retries
             markDirty(url)
-            onEvent?(.taskChanged(url))
+            emit(.taskChanged(url))
         case let .retrying(url, reason, attempt, limit):
             guard let task = tasks[url] else { return }
             tasks[url]!.note = "\(reason.message): retry \(attempt) of \(limit)"
@@ -603,7 +623,7 @@ public final class DownloadManager {
             let received = engine?.liveProgress()[url] ?? task.received
             live.retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
             markDirty(url)
-            onEvent?(.taskChanged(url))
+            emit(.taskChanged(url))
         case let .finishing(url, started):
             scheduler.setFinishing(url, started)
             if started { finishBatch() }
@@ -619,14 +639,14 @@ public final class DownloadManager {
                placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
                 reposition(url)
             }
-            onEvent?(.taskSucceeded(url: url, path: path))
+            emit(.taskSucceeded(url: url, path: path))
             finishBatch()
         case let .failed(url, reason, segments):
             guard tasks[url] != nil else { return }
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
             setState(url, .failed, reason: reason)
-            onEvent?(.taskFailed(url: url, reason: reason))
+            emit(.taskFailed(url: url, reason: reason))
             finishBatch()
         }
     }

@@ -16,11 +16,7 @@ public final class HookRunner {
 
     public init(manager: DownloadManager) {
         self.manager = manager
-        let previous = manager.onEvent
-        manager.onEvent = { [weak self] event in
-            previous?(event)
-            self?.handle(event)
-        }
+        manager.observe { [weak self] event in self?.handle(event) }
     }
 
     func handle(_ event: ManagerEvent) {

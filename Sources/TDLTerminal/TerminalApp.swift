@@ -42,8 +42,18 @@ public final class TerminalApp {
         case newSection
         case filter
         case rateLimit
+        /// y/n questions: each says what a yes does.
         case confirmDelete([String])
         case confirmCleanup([String])
+        case confirmRestart([String])
+
+        /// The tasks a y/n question is about; nil for a prompt that takes text.
+        var confirming: [String]? {
+            switch self {
+            case .confirmDelete(let urls), .confirmCleanup(let urls), .confirmRestart(let urls): return urls
+            default: return nil
+            }
+        }
     }
 
     struct Prompt {
@@ -88,11 +98,7 @@ public final class TerminalApp {
         installSignalHandlers()
         defer { curses.end() }
         if let startMessage = options.startMessage { say(startMessage) }
-        let previous = manager.onEvent
-        manager.onEvent = { [weak self] event in
-            previous?(event)
-            self?.handle(event)
-        }
+        let observer = manager.observe { [weak self] event in self?.handle(event) }
         var stdinOpen = script == nil
         while !quitting {
             let frameDue = needsDraw || manager.isBusy
@@ -118,7 +124,7 @@ public final class TerminalApp {
             if manager.isBusy { needsDraw = true }
             drawIfDue()
         }
-        manager.onEvent = previous
+        manager.stopObserving(observer)
         manager.flush()
     }
 
@@ -397,8 +403,7 @@ public final class TerminalApp {
                 // A running download is not restarted under its own feet (SDE's rule).
                 say(n > 0 ? "restarted " + Phrase.downloads(n) : "stop it first (x): a running download does not restart")
             } else {
-                prompt = Prompt(purpose: .confirmDelete(targets), label: "Restart deletes the downloaded file. Restart \(Phrase.downloads(targets.count))? (y/n) ")
-                pendingRestart = true
+                prompt = Prompt(purpose: .confirmRestart(targets), label: "Restart deletes the downloaded file. Restart \(Phrase.downloads(targets.count))? (y/n) ")
             }
         case .delete:
             let urls = targets
@@ -480,8 +485,6 @@ public final class TerminalApp {
         manager.flush()
     }
 
-    var pendingRestart = false
-
     func moveTask(down: Bool) {
         guard manager.sortType == .manual else { return say("tasks can be moved in manual sort (press s)") }
         guard let url = currentURL, let from = manager.indexPath(of: url) else { return }
@@ -518,27 +521,22 @@ public final class TerminalApp {
     func handlePromptKey(_ key: Key) {
         guard var current = prompt else { return }
         let name = KeyName.name(of: key)
-        switch current.purpose {
-        case .confirmDelete(let urls), .confirmCleanup(let urls):
-            if case .character(let c) = key, c == "y" || c == "Y" {
-                if case .confirmCleanup = current.purpose {
-                    say("deleted \(Phrase.downloads(manager.cleanupToDeleteTasks(urls).count)) for good")
-                } else if pendingRestart {
-                    say("restarted " + Phrase.downloads(manager.restartTasks(urls).count))
-                } else {
-                    say("deleted " + Phrase.downloads(manager.deleteTasks(urls).count))
-                }
-                marked.subtract(urls)
-            } else {
-                say(pendingRestart ? "nothing restarted" : "nothing deleted")
+        if let urls = current.purpose.confirming {
+            let yes: Bool
+            if case .character(let c) = key { yes = c == "y" || c == "Y" } else { yes = false }
+            switch current.purpose {
+            case .confirmCleanup:
+                say(yes ? "deleted \(Phrase.downloads(manager.cleanupToDeleteTasks(urls).count)) for good" : "nothing deleted")
+            case .confirmRestart:
+                say(yes ? "restarted " + Phrase.downloads(manager.restartTasks(urls).count) : "nothing restarted")
+            default:
+                say(yes ? "deleted " + Phrase.downloads(manager.deleteTasks(urls).count) : "nothing deleted")
             }
-            pendingRestart = false
+            if yes { marked.subtract(urls) }
             prompt = nil
             entriesStale = true
             manager.flush()
             return
-        default:
-            break
         }
         switch name {
         case "Esc":
@@ -586,7 +584,7 @@ public final class TerminalApp {
             // K and M count 1024s, the list counts 1000s: say it in the user's words, then in the list's.
             let typed = ScreenText.clean(text.trimmingCharacters(in: .whitespaces))
             say(rate == 0 ? "no rate limit" : "rate limit \(typed) (\(ByteFormat.rate(rate)))")
-        case .confirmDelete, .confirmCleanup:
+        case .confirmDelete, .confirmCleanup, .confirmRestart:
             break
         }
         entriesStale = true

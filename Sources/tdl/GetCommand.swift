@@ -156,9 +156,7 @@ struct GetCommand: ParsableCommand {
         let wanted = Set(requested)
         var unsettled = wanted.filter(isPending)
         var ended: [String] = []
-        let previousHandler = manager.onEvent
-        manager.onEvent = { event in
-            previousHandler?(event)
+        let observer = manager.observe { event in
             switch event {
             case .taskSucceeded(let url, _), .taskFailed(let url, _):
                 if wanted.contains(url) { ended.append(url) }
@@ -191,7 +189,7 @@ struct GetCommand: ParsableCommand {
                 lastFullCheck = Date()
             }
         }
-        manager.onEvent = previousHandler
+        manager.stopObserving(observer)
         progress.finish()
         manager.maxDownloadCount = savedLimit
         manager.setConnectionsPerDownload(savedConnections)

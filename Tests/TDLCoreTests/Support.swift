@@ -63,7 +63,7 @@ final class Fixture {
         manager.clock = { [clock] in clock.now }
         manager.maxDownloadCount = limit
         manager.isTrashOpened = trash
-        manager.onEvent = { [unowned self] in self.events.append($0) }
+        manager.observe { [unowned self] in self.events.append($0) }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }

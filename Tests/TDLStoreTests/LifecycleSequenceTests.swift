@@ -514,7 +514,7 @@ final class LifecycleWorld {
         manager = DownloadManager(identifier: "default", defaultDirectory: folder, engine: engine, store: store)
         manager.clock = { [unowned self] in self.now }
         events = []
-        manager.onEvent = { [unowned self] in self.events.append($0) }
+        manager.observe { [unowned self] in self.events.append($0) }
         return try manager.load()
     }
 

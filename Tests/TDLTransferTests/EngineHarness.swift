@@ -15,7 +15,7 @@ final class EngineHarness {
         manager.setConnectionsPerDownload(connections)
         manager.updateSettings { $0.maxRetries = maxRetries }
         manager.maxDownloadCount = 0
-        manager.onEvent = { [unowned self] in self.events.append($0) }
+        manager.observe { [unowned self] in self.events.append($0) }
     }
 
     static var fastSettings: EngineSettings {
