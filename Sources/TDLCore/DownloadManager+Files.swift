@@ -2,7 +2,7 @@ import Foundation
 
 /// Deleting what tasks downloaded (restart, delete for good, delete files). Two rules:
 /// - only a task's own files go: a part file it recorded as its own (a suggested name alone
-///   may be another task's part), and its finished file; a path another task names too is
+///   may be another task's part), and its finished file; a path another task owns too is
 ///   left alone (after the user deleted a file, another download may have taken its name);
 /// - the session stops naming the files before they go: a crash in between leaves a file the
 ///   next launch recognises, never a finished task without its file.
@@ -17,7 +17,13 @@ extension DownloadManager {
         let leaving = Set(urls)
         var claimedByOthers = Set<String>()
         for task in tasks.values where !leaving.contains(task.url) {
-            claimedByOthers.insert(task.state == .finished ? task.filePath : task.partPath)
+            // Owned as NameClaims says: an unfinished task that never recorded its name only
+            // suggests it; the part file under that name is someone else's.
+            if task.state == .finished {
+                claimedByOthers.insert(task.filePath)
+            } else if task.finalURL != nil {
+                claimedByOthers.insert(task.partPath)
+            }
         }
         var files: [OwnedFile] = []
         for url in urls {
