@@ -17,19 +17,14 @@ extension DownloadManager {
         let leaving = Set(urls)
         var claimedByOthers = Set<String>()
         for task in tasks.values where !leaving.contains(task.url) {
-            // Owned as NameClaims says: an unfinished task that never recorded its name only
-            // suggests it; the part file under that name is someone else's.
-            if task.state == .finished {
-                claimedByOthers.insert(task.filePath)
-            } else if task.finalURL != nil {
-                claimedByOthers.insert(task.partPath)
-            }
+            // A name an unfinished task never recorded is only a suggestion: not a claim.
+            if let path = task.state == .finished ? task.filePath : task.ownPartPath { claimedByOthers.insert(path) }
         }
         var files: [OwnedFile] = []
         for url in urls {
             guard let task = tasks[url] else { continue }
             var paths: [String] = []
-            if task.finalURL != nil { paths.append(task.partPath) }
+            if let own = task.ownPartPath { paths.append(own) }
             if task.state == .finished && !keepFinished { paths.append(task.filePath) }
             for path in paths where !claimedByOthers.contains(path) && FileManager.default.fileExists(atPath: path) {
                 files.append(OwnedFile(url: url, path: path))

@@ -75,6 +75,10 @@ final class LifecycleSequenceTests: XCTestCase {
         // longer owning a part, left it behind and chose another name.
         ("addNamed 14 1; stop 14; addNamed 5 1; turns 1; pause 5; restart 5",
          "rerunReusesOwnPart, noOrphanPart: restart keeps its part under a name another task only suggests"),
+        // Found by reading the code behind the one above: asking again for #14 with a new name
+        // moved #5's movie.mkv.part to picked.dat.part, and #5's download then failed.
+        ("addNamed 14 1; stop 14; addNamed 5 1; turns 1; addNamed 14 0",
+         "noOrphanPart: a rename moves the part under a name the task only suggests"),
     ]
 
     func testRegressionSequences() {
