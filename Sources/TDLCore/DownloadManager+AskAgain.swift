@@ -37,7 +37,7 @@ extension DownloadManager {
         }
         if let directory, directory != tasks[url]!.directory {
             let task = tasks[url]!
-            if task.received == 0 && task.state != .finished && !FileManager.default.fileExists(atPath: task.partPath) {
+            if task.received == 0 && task.state != .finished && !(task.ownPartPath.map(FileManager.default.fileExists) ?? false) {
                 tasks[url]!.directory = directory
                 markDirty(url)
             } else {
@@ -75,8 +75,9 @@ extension DownloadManager {
     func rename(_ url: String, to fileName: String) -> String? {
         guard let task = tasks[url] else { return nil }
         let target = (task.directory as NSString).appendingPathComponent(fileName)
-        let (from, to) = task.state == .finished ? (task.filePath, target) : (task.partPath, target + ".part")
-        let moving = FileManager.default.fileExists(atPath: from)
+        // Only the task's own file moves: a part under a name it never recorded is another task's.
+        let (from, to): (String?, String) = task.state == .finished ? (task.filePath, target) : (task.ownPartPath, target + ".part")
+        let moving = from.map(FileManager.default.fileExists) ?? false
         if isNameTaken(target, except: url)
             || moving && (FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + ".part")) {
             return "cannot rename to \(fileName): a file of that name exists"
@@ -85,7 +86,7 @@ extension DownloadManager {
         tasks[url]!.userChoseName = true
         if task.state == .finished { tasks[url]!.completedPath = target }
         markDirty(url)
-        if moving {
+        if moving, let from {
             flush()
             do {
                 try FileManager.default.moveItem(atPath: from, toPath: to)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Deleting what tasks downloaded (restart, delete for good, delete files). Two rules:
 /// - only a task's own files go: a part file it recorded as its own (a suggested name alone
-///   may be another task's part), and its finished file; a path another task names too is
+///   may be another task's part), and its finished file; a path another task owns too is
 ///   left alone (after the user deleted a file, another download may have taken its name);
 /// - the session stops naming the files before they go: a crash in between leaves a file the
 ///   next launch recognises, never a finished task without its file.
@@ -17,13 +17,14 @@ extension DownloadManager {
         let leaving = Set(urls)
         var claimedByOthers = Set<String>()
         for task in tasks.values where !leaving.contains(task.url) {
-            claimedByOthers.insert(task.state == .finished ? task.filePath : task.partPath)
+            // A name an unfinished task never recorded is only a suggestion: not a claim.
+            if let path = task.state == .finished ? task.filePath : task.ownPartPath { claimedByOthers.insert(path) }
         }
         var files: [OwnedFile] = []
         for url in urls {
             guard let task = tasks[url] else { continue }
             var paths: [String] = []
-            if task.finalURL != nil { paths.append(task.partPath) }
+            if let own = task.ownPartPath { paths.append(own) }
             if task.state == .finished && !keepFinished { paths.append(task.filePath) }
             for path in paths where !claimedByOthers.contains(path) && FileManager.default.fileExists(atPath: path) {
                 files.append(OwnedFile(url: url, path: path))

@@ -177,6 +177,10 @@ public struct DownloadTask: Equatable, Sendable {
     /// Where the unfinished bytes live.
     public var partPath: String { (self.directory as NSString).appendingPathComponent(self.fileName) + ".part" }
 
+    /// The part file that is this task's own: it recorded its name (finalURL) before creating
+    /// it. Without that the name is only a suggestion and a part under it is another task's.
+    public var ownPartPath: String? { self.state != .finished && self.finalURL != nil ? self.partPath : nil }
+
     /// 0…1, or 0 when the size is unknown.
     public var progress: Double {
         guard let size, size > 0 else { return state == .finished ? 1 : 0 }
