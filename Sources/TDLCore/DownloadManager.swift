@@ -390,12 +390,14 @@ public final class DownloadManager {
 
     func isInTrash(_ url: String) -> Bool { tasks[url]?.deletedAt != nil }
 
-    /// Pauses downloading or waiting tasks; returns those that changed.
+    /// Pauses downloading or waiting tasks; returns those that changed. A download whose bytes
+    /// are all in is finishing (made durable and renamed): it is not paused, nor stopped, and
+    /// ends finished in a moment; a restart after such a pause would pull its file from under it.
     @discardableResult
     public func pauseTasks(_ urls: [String]) -> [String] {
         var changed: [String] = []
         for url in urls {
-            guard let task = tasks[url], task.state.isActive else { continue }
+            guard let task = tasks[url], task.state.isActive, !scheduler.finishing.contains(url) else { continue }
             if task.state == .downloading { engine?.stop(url: url) }
             setState(url, .paused)
             changed.append(url)
@@ -442,7 +444,8 @@ public final class DownloadManager {
     public func stopTasks(_ urls: [String]) -> [String] {
         var changed: [String] = []
         for url in urls {
-            guard let task = tasks[url], task.state == .downloading || task.state == .waiting || task.state == .paused else { continue }
+            guard let task = tasks[url], task.state == .downloading || task.state == .waiting || task.state == .paused,
+                  !scheduler.finishing.contains(url) else { continue }
             if task.state == .downloading { engine?.stop(url: url) }
             setState(url, .stopped)
             changed.append(url)
