@@ -25,6 +25,10 @@ extension DownloadManager {
         let task = tasks[url]!
         let changes = checksum.map { $0 != task.checksum } == true || fileName.map { $0 != task.fileName } == true
             || directory.map { $0 != task.directory } == true
+        if changes && scheduler.finishing.contains(url) {
+            // Its file is being made durable and renamed right now: no option can change under it.
+            return AskAgainOutcome(done: "finishing", notApplied: "it is finishing; ask again in a moment")
+        }
         // A running download takes new options by stopping and going on from its bytes.
         let wasDownloading = task.state == .downloading && changes
         if wasDownloading { engine?.stop(url: url) }
@@ -88,6 +92,11 @@ extension DownloadManager {
         markDirty(url)
         if moving, let from {
             flush()
+            if let problem = lastError {
+                tasks[url] = task
+                markDirty(url)
+                return "cannot rename to \(fileName): \(problem)"
+            }
             do {
                 try FileManager.default.moveItem(atPath: from, toPath: to)
             } catch {

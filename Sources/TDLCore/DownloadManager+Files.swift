@@ -33,9 +33,11 @@ extension DownloadManager {
         return files
     }
 
-    /// Saves what the caller changed, then deletes the files.
+    /// Saves what the caller changed, then deletes the files; when the save failed they stay
+    /// (the saved session still names them).
     func deleteAfterSaving(_ files: [OwnedFile]) {
         flush()
+        guard lastError == nil else { return }
         for file in files { try? FileManager.default.removeItem(atPath: file.path) }
     }
 }

@@ -7,7 +7,9 @@ extension DownloadManager {
     /// deleted task's former place.
     @discardableResult
     public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        let removed = removeFromList(urls)
+        // A download whose bytes are all in is being made durable and renamed: it ends
+        // finished in a moment, and is deleted after that.
+        let removed = removeFromList(urls.filter { !scheduler.finishing.contains($0) })
         guard !removed.isEmpty else { return [:] }
         if settings.isTrashOpened {
             // A microsecond apart, so the order survives a reload: the last deleted is the newest.
@@ -51,6 +53,7 @@ extension DownloadManager {
     /// Forgets a task's record and place; its files stay.
     func eraseRecord(_ url: String) {
         claims?.set(url, nil)
+        progressReset.remove(url)
         if tasks[url]?.state == .downloading { engine?.stop(url: url) }
         trackState(url, .stopped)
         tasks[url] = nil

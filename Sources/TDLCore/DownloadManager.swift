@@ -500,7 +500,13 @@ public final class DownloadManager {
         tasks[url]!.retries = 0
         tasks[url]!.note = nil
         pending.progress[url] = nil
+        // The stopped download's last checkpoint may still be on its way: it must not bring
+        // back offsets of bytes that are gone.
+        progressReset.insert(url)
     }
+
+    /// Tasks whose progress was reset and whose next download has not started yet.
+    var progressReset: Set<String> = []
 
     // MARK: - All tasks
 
@@ -561,6 +567,7 @@ public final class DownloadManager {
         guard let task = tasks[url] else { return }
         setState(url, .downloading)
         live.started(url)
+        progressReset.remove(url)
         guard let engine else { return }
         engine.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
     }
@@ -604,7 +611,7 @@ public final class DownloadManager {
             if resort && task.deletedAt == nil { reposition(url) }
             emit(.taskChanged(url))
         case let .checkpoint(url, segments):
-            guard tasks[url] != nil else { return }
+            guard tasks[url] != nil, !progressReset.contains(url) else { return }
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
             if dirtyTasks.contains(url) {

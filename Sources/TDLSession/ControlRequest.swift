@@ -157,7 +157,9 @@ public enum ControlActions {
     public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {
         guard let task = manager.task(url) else { return nil }
         let activity = task.state == .downloading ? manager.activity[url] : nil
-        return TaskStatus(url: url, state: ListStateWord.word(task.state), received: activity?.received ?? task.received,
+        // In the trash nothing runs, whatever state it keeps for a restore.
+        let word = task.deletedAt != nil && task.state.isActive ? "in the trash" : ListStateWord.word(task.state)
+        return TaskStatus(url: url, state: word, received: activity?.received ?? task.received,
                           size: task.size, speed: activity?.speed ?? 0, error: task.failReason?.message, path: task.filePath)
     }
 

@@ -606,14 +606,16 @@ final class FileDownload {
                                                          isTaken: isTakenByAnother) else {
                 return failNow(FileError.nameTaken.reason)
             }
+            let recorded = fileName
             fileName = name
             reportResolved()
             do {
                 try part.rename(to: name)
-            } catch let error as FileError {
-                return failNow(error.reason)
             } catch {
-                return failNow(.unknown("\(error)"))
+                // The part file keeps its name: the session must name it again.
+                fileName = recorded
+                reportResolved()
+                return failNow((error as? FileError)?.reason ?? .unknown("\(error)"))
             }
             finish()
         case .failed(let reason):

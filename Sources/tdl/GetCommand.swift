@@ -110,6 +110,7 @@ struct GetCommand: ParsableCommand {
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             for dir in Set(entries.compactMap(\.dir)) { try Paths.ensureWritableDirectory(Paths.absolute(dir)) }
         } catch {
+            session.manager.shutdown()  // a clean end: nothing was cut off
             fail(with: error)
         }
         if let notice = session.notice { warn(notice) }
@@ -150,7 +151,8 @@ struct GetCommand: ParsableCommand {
         manager.flush()
 
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
-        func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true }
+        // A task in the trash keeps its state but runs nowhere: nothing to wait for.
+        func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true && manager.task(url)?.deletedAt == nil }
         // Follow the manager's events instead of asking about every requested URL on every
         // turn of the loop: with 500 files that was most of the loop's time.
         let wanted = Set(requested)
@@ -205,7 +207,8 @@ struct GetCommand: ParsableCommand {
             guard let task = manager.task(url) else { continue }
             if task.state != .finished {
                 failed = true
-                warn("\(ScreenSafe.url(url)): \(task.failReason?.message ?? ListStateWord.word(task.state))\(hint(for: task.failReason))")
+                let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
+                warn("\(ScreenSafe.url(url)): \(why)\(hint(for: task.failReason))")
             }
         }
         // Files that arrived are whole either way; the session that should remember them is not.

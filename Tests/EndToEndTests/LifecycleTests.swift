@@ -205,6 +205,29 @@ final class LifecycleTests: XCTestCase {
                       "resumed while no tdl runs: it waits for the next one, never says downloading")
     }
 
+    /// A download moved to the trash while `tdl get` waits for it: the get ends and says why,
+    /// instead of waiting for a task that runs nowhere.
+    func testAGetWhoseDownloadGoesToTheTrashEndsAndSaysSo() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let slow = url("slow.bin", size: 4_000_000, extra: "&rate=100000")
+        let get = Process()
+        get.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
+        get.arguments = ["get", "-q", "-d", downloads.path, slow]
+        get.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        let stderr = Pipe()
+        get.standardError = stderr
+        get.standardOutput = FileHandle.nullDevice
+        try get.run()
+        XCTAssertTrue(Processes.waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: downloads.file("slow.bin.part")) })
+        XCTAssertEqual(try Processes.tdl(["rm", slow], home: home.path).status, 0)
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { !get.isRunning }, "tdl get still waits for a download in the trash")
+        if get.isRunning { get.terminate() }
+        get.waitUntilExit()
+        XCTAssertEqual(get.terminationStatus, 1)
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(said.contains("moved to the trash"), said)
+    }
+
     // MARK: - A save that fails
 
     func testASessionThatCannotBeSavedIsToldAndFailsTheRun() throws {
