@@ -48,8 +48,13 @@ public final class ControlServer {
     /// What the loop waits for this turn: newcomers, and for each connection its request or
     /// room for its reply.
     public var watched: [WatchedFD] {
-        [.reading(fd)] + connections.values.map(\.watched)
+        let listening = acceptPausedUntil.map { Date() >= $0 } ?? true
+        return (listening ? [.reading(fd)] : []) + connections.values.map(\.watched)
     }
+
+    /// Set when no descriptor was left to accept a newcomer: the listening socket stays
+    /// readable, and watching it would turn the loop without rest until a descriptor frees.
+    private var acceptPausedUntil: Date?
 
     /// Runs on every turn of the loop with the turn's ready descriptors: serves the
     /// connections that are ready, drops those done or past their deadline, then accepts
@@ -97,8 +102,10 @@ public final class ControlServer {
             let client = accept(fd, nil, nil)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE { acceptPausedUntil = now.addingTimeInterval(0.1) }
                 return  // none waits, or no descriptor is left until a connection ends
             }
+            acceptPausedUntil = nil
             // accept4, which would set both at once, is not in Swift's Glibc.
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)

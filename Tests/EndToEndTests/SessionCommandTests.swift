@@ -73,6 +73,44 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try Self.server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
     }
 
+    /// No descriptor left to take a newcomer (EMFILE, injected): its connection stays waiting
+    /// and the listening socket readable, and the loop must not turn without rest until a
+    /// descriptor frees.
+    func testNoDescriptorForANewcomerDoesNotSpinTheLoop() throws {
+        guard let strace = Processes.which("strace") else { throw XCTSkip("strace is not installed") }
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: strace)
+        process.arguments = ["-f", "-o", "/dev/null", "--seccomp-bpf", "-e", "trace=accept,accept4",
+                             "-e", "inject=accept,accept4:error=EMFILE", "--", Processes.tdlBinary,
+                             "get", "-q", "-x", "1", "-d", downloads.path, slowURL("spin.bin", seconds: 8)]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) })
+        let tdl = try XCTUnwrap(Int32(try Processes.run("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)), "no tdl under strace")
+        let waiting = openIdleConnections(1, to: home.file("default.sock"), within: 1)
+        defer { waiting.forEach { close($0) } }
+        let before = cpuSeconds(of: tdl)
+        sleep(2)
+        let used = cpuSeconds(of: tdl) - before
+        print("tdl used \(used) s of CPU in 2 s with a newcomer it cannot accept")
+        XCTAssertLessThan(used, 0.5, "the loop spins while no descriptor is left")
+    }
+
+    /// User and system time of a process so far, from /proc.
+    func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        // After the name: state is field 3 of the file, utime 14 and stime 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func testIdleClientsOfTheSocketHoldUpNeitherDownloadsNorCommands() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         // One connection, so the part file grows from its start at the server's pace.
