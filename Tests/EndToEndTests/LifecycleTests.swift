@@ -115,13 +115,7 @@ final class LifecycleTests: XCTestCase {
 
     /// Starts a download, lets it write, then sends `signal`.
     private func interrupt(_ arguments: [String], home: TemporaryDirectory, downloads: TemporaryDirectory, signal: Int32) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, _) = try Processes.start(Processes.tdlBinary, arguments, environment: ["TDL_HOME": home.path])
         XCTAssertTrue(Processes.waitUntil(timeout: 20) {
             ((try? FileManager.default.attributesOfItem(atPath: downloads.file("slow.bin.part")))?[.size] as? Int ?? 0) > 300_000
         })
@@ -132,13 +126,7 @@ final class LifecycleTests: XCTestCase {
 
     /// The message line of the full-screen list right after launch.
     private func launchMessage(home: TemporaryDirectory, downloads: TemporaryDirectory) throws -> String {
-        let work = TemporaryDirectory("tdl-screen")
-        try [":save-display \(work.file("screen"))", "q"].joined(separator: "\n")
-            .write(toFile: work.file("script"), atomically: true, encoding: .utf8)
-        let run = try Processes.tdl(["-d", downloads.path], home: home.path,
-                                    environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "100x10", "NO_COLOR": "1"])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return ScreenDump.row(fromBottom: 1, of: try String(contentsOfFile: work.file("screen"), encoding: .utf8), rows: 10)
+        ScreenDump.row(fromBottom: 1, of: try screen([":save", "q"], home: home, downloads: downloads)[0], rows: screenRows)
     }
 
     /// `-` sends the newest download back to the queue (Waiting, not Paused); an older task that
@@ -160,6 +148,8 @@ final class LifecycleTests: XCTestCase {
                        ["Waiting", "running", "running", "Waiting"], relaunched[0])
     }
 
+    let screenRows = 12
+
     /// Runs the full-screen list with a script; `:save` saves the screen there.
     private func screen(_ script: [String], home: TemporaryDirectory, downloads: TemporaryDirectory) throws -> [String] {
         let work = TemporaryDirectory("tdl-screen")
@@ -171,7 +161,7 @@ final class LifecycleTests: XCTestCase {
         }
         try lines.joined(separator: "\n").write(toFile: work.file("script"), atomically: true, encoding: .utf8)
         let run = try Processes.tdl(["-d", downloads.path], home: home.path,
-                                    environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "120x12", "NO_COLOR": "1"])
+                                    environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "120x\(screenRows)", "NO_COLOR": "1"])
         XCTAssertEqual(run.status, 0, run.stderr)
         return try saved.map { try String(contentsOfFile: $0, encoding: .utf8) }
     }
@@ -210,14 +200,8 @@ final class LifecycleTests: XCTestCase {
     func testAGetWhoseDownloadGoesToTheTrashEndsAndSaysSo() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let slow = url("slow.bin", size: 4_000_000, extra: "&rate=100000")
-        let get = Process()
-        get.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        get.arguments = ["get", "-q", "-d", downloads.path, slow]
-        get.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        let stderr = Pipe()
-        get.standardError = stderr
-        get.standardOutput = FileHandle.nullDevice
-        try get.run()
+        let (get, stderr) = try Processes.start(Processes.tdlBinary, ["get", "-q", "-d", downloads.path, slow],
+                                                environment: ["TDL_HOME": home.path])
         XCTAssertTrue(Processes.waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: downloads.file("slow.bin.part")) })
         XCTAssertEqual(try Processes.tdl(["rm", slow], home: home.path).status, 0)
         XCTAssertTrue(Processes.waitUntil(timeout: 10) { !get.isRunning }, "tdl get still waits for a download in the trash")

@@ -19,14 +19,8 @@ final class SessionCommandTests: XCTestCase {
 
     /// `tdl get` in the background, as another terminal would run it.
     func startGet(_ arguments: [String], home: TemporaryDirectory, connections: Int = 2) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        process.arguments = ["get", "-x", "\(connections)"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, stderr) = try Processes.start(Processes.tdlBinary, ["get", "-x", "\(connections)"] + arguments,
+                                                    environment: ["TDL_HOME": home.path])
         let listening = Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) }
         XCTAssertTrue(listening, "the running tdl never opened its control socket")
         return (process, stderr)
@@ -79,15 +73,10 @@ final class SessionCommandTests: XCTestCase {
     func testNoDescriptorForANewcomerDoesNotSpinTheLoop() throws {
         guard let strace = Processes.which("strace") else { throw XCTSkip("strace is not installed") }
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: strace)
-        process.arguments = ["-f", "-o", "/dev/null", "--seccomp-bpf", "-e", "trace=accept,accept4",
-                             "-e", "inject=accept,accept4:error=EMFILE", "--", Processes.tdlBinary,
-                             "get", "-q", "-x", "1", "-d", downloads.path, slowURL("spin.bin", seconds: 8)]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, _) = try Processes.start(strace, ["-f", "-o", "/dev/null", "--seccomp-bpf", "-e", "trace=accept,accept4",
+                                                        "-e", "inject=accept,accept4:error=EMFILE", "--", Processes.tdlBinary,
+                                                        "get", "-q", "-x", "1", "-d", downloads.path, slowURL("spin.bin", seconds: 8)],
+                                               environment: ["TDL_HOME": home.path])
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) })
         let tdl = try XCTUnwrap(Int32(try Processes.run("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"]).stdout
@@ -190,13 +179,7 @@ final class SessionCommandTests: XCTestCase {
     func testAWaitingGetTakesOverWhenTheRunningOneQuits() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("one.bin", seconds: 6)], home: home)
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        second.arguments = ["get", "-x", "2", slowURL("two.bin", seconds: 3)]
-        second.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        let stderr = Pipe()
-        second.standardError = stderr
-        try second.run()
+        let (second, stderr) = try Processes.start(Processes.tdlBinary, ["get", "-x", "2", slowURL("two.bin", seconds: 3)], environment: ["TDL_HOME": home.path])
         // Once the running get has taken two.bin, it is told to quit (as Ctrl-C would).
         XCTAssertTrue(Processes.waitUntil(timeout: 10) {
             (try? jsonList(home).contains { $0["name"] as? String == "two.bin" && $0["state"] as? String == "downloading" }) == true
@@ -213,13 +196,7 @@ final class SessionCommandTests: XCTestCase {
     func testAnInterruptedWaitingGetLeavesItsFileToTheRunningTdl() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("one.bin", seconds: 4)], home: home)
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
-        second.arguments = ["get", slowURL("two.bin", seconds: 3)]
-        second.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
-        let stderr = Pipe()
-        second.standardError = stderr
-        try second.run()
+        let (second, stderr) = try Processes.start(Processes.tdlBinary, ["get", slowURL("two.bin", seconds: 3)], environment: ["TDL_HOME": home.path])
         XCTAssertTrue(Processes.waitUntil(timeout: 10) {
             (try? jsonList(home).contains { $0["name"] as? String == "two.bin" && $0["state"] as? String == "downloading" }) == true
         })

@@ -66,6 +66,20 @@ public enum Processes {
                       stderr: String(decoding: errData.get(), as: UTF8.self))
     }
 
+    /// Starts a program in the background, as another terminal would run it: its output goes
+    /// nowhere, its stderr into the returned pipe (read it after the program ended).
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, stderr)
+    }
+
     /// Runs tdl with a home and download folder of the test's own.
     @discardableResult
     public static func tdl(_ arguments: [String], home: String, environment: [String: String] = [:],
