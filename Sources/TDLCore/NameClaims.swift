@@ -14,8 +14,7 @@ struct NameClaims {
 
     /// The path a task owns, if any.
     static func path(of task: DownloadTask) -> String? {
-        if task.state == .finished { return task.filePath }
-        return task.finalURL == nil ? nil : (task.directory as NSString).appendingPathComponent(task.fileName)
+        task.state == .finished || task.finalURL != nil ? task.filePath : nil
     }
 
     mutating func update(_ task: DownloadTask) {
