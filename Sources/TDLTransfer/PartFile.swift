@@ -41,12 +41,9 @@ final class PartFile {
     /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
     /// `isTaken` says whether another task owns a target path; `willCreate` hears each name
     /// before the file is made under it (to record it first).
-    static func create(directory: String, preferredName: String, isTaken: (String) -> Bool,
+    static func create(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool,
                        willCreate: (String) -> Void) throws -> PartFile {
-        for n in 0..<10_000 {
-            let name = n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n)
-            let target = (directory as NSString).appendingPathComponent(name)
-            if access(target, F_OK) == 0 || access(partPath(directory, name), F_OK) == 0 || isTaken(target) { continue }
+        for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
             willCreate(name)
             let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
@@ -134,15 +131,22 @@ final class PartFile {
         fileName = name
     }
 
-    /// The first name under which neither a file nor its part file exists and that no other
-    /// task owns (`isTaken`).
-    static func freeName(directory: String, preferredName: String, isTaken: (String) -> Bool) -> String? {
-        for n in 1..<10_000 {
-            let name = FileNameSanitizer.numbered(preferredName, n)
-            let target = (directory as NSString).appendingPathComponent(name)
-            if access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 && !isTaken(target) { return name }
-        }
-        return nil
+    /// The first numbered name (`name (1)`, …) that is free: for a file that must give up its own.
+    static func freeName(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool) -> String? {
+        freeNames(directory: directory, preferredName: preferredName, from: 1, isTaken: isTaken).first { _ in true }
+    }
+
+    /// The names to try for `preferredName` in order (`name`, `name (1)`, …), from the `first`-th,
+    /// keeping those under which neither a file nor its part file exists and that no other task
+    /// owns (`isTaken`, given the target path).
+    private static func freeNames(directory: String, preferredName: String, from first: Int,
+                                  isTaken: @escaping (String) -> Bool) -> some Sequence<String> {
+        (first..<10_000).lazy
+            .map { n in n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n) }
+            .filter { name in
+                let target = (directory as NSString).appendingPathComponent(name)
+                return access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 && !isTaken(target)
+            }
     }
 
     /// Renames `from` to `target` unless `target` exists (then EEXIST); 0 or an errno.
