@@ -5,7 +5,8 @@ import Foundation
 /// - a task in the trash comes back, in the state it had;
 /// - new options apply to it: a checksum replaces the old one (a failed check is not sticky),
 ///   a file name renames what is on disk (never over another file), a folder applies while
-///   nothing is downloaded yet; what cannot apply is named, and the command fails;
+///   nothing is downloaded yet, a rate limit at once, a connection count from the next start;
+///   what cannot apply is named, and the command fails;
 /// - a finished file is verified, not trusted: missing, of another size, or not matching the
 ///   checksum, it is downloaded again.
 /// A download running meanwhile is stopped for the change and goes on from the bytes it has.
@@ -15,7 +16,8 @@ extension DownloadManager {
         var notApplied: String?
     }
 
-    func askAgain(_ url: String, directory: String?, fileName: String?, checksum: Checksum?) -> AskAgainOutcome {
+    func askAgain(_ url: String, options: DownloadOptions) -> AskAgainOutcome {
+        let (directory, fileName, checksum) = (options.directory, options.fileName, options.checksum)
         var done: [String] = []
         var problems: [String] = []
         if isInTrash(url) {
@@ -23,7 +25,7 @@ extension DownloadManager {
             done.append("back from the trash")
         }
         let task = tasks[url]!
-        let changes = checksum.map { $0 != task.checksum } == true || fileName.map { $0 != task.fileName } == true
+        let changes = checksum.map { $0 != task.options.checksum } == true || fileName.map { $0 != task.fileName } == true
             || directory.map { $0 != task.directory } == true
         if changes && scheduler.finishing.contains(url) {
             // Its file is being made durable and renamed right now: no option can change under it.
@@ -32,8 +34,13 @@ extension DownloadManager {
         // A running download takes new options by stopping and going on from its bytes.
         let wasDownloading = task.state == .downloading && changes
         if wasDownloading { engine?.stop(url: url) }
-        if let checksum, tasks[url]!.checksum != checksum {
-            tasks[url]!.checksum = checksum
+        if let checksum, tasks[url]!.options.checksum != checksum {
+            tasks[url]!.options.checksum = checksum
+            markDirty(url)
+        }
+        if let limit = options.rateLimit { setRateLimit(limit, forTasks: [url]) }
+        if let connections = options.connections, tasks[url]!.options.connections != connections {
+            tasks[url]!.options.connections = connections
             markDirty(url)
         }
         if let fileName, fileName != tasks[url]!.fileName {
@@ -43,6 +50,7 @@ extension DownloadManager {
             let task = tasks[url]!
             if task.received == 0 && task.state != .finished && !(task.ownPartPath.map(FileManager.default.fileExists) ?? false) {
                 tasks[url]!.directory = directory
+                tasks[url]!.options.directory = directory
                 markDirty(url)
             } else {
                 problems.append("it is already downloaded (or partly) in \(task.directory); not moved")
@@ -67,7 +75,7 @@ extension DownloadManager {
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value
         if let expected = task.size, size != expected { return "the file on disk has another size" }
-        if let checksum = task.checksum, let fileDigest, fileDigest(task.filePath, checksum.algorithm) != checksum.hex {
+        if let checksum = task.options.checksum, let fileDigest, fileDigest(task.filePath, checksum.algorithm) != checksum.hex {
             return "the file on disk does not match \(checksum.algorithm.rawValue)"
         }
         return nil
@@ -87,7 +95,7 @@ extension DownloadManager {
             return "cannot rename to \(fileName): a file of that name exists"
         }
         tasks[url]!.fileName = fileName
-        tasks[url]!.userChoseName = true
+        tasks[url]!.options.fileName = fileName
         if task.state == .finished { tasks[url]!.completedPath = target }
         markDirty(url)
         if moving, let from {

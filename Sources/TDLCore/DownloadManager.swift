@@ -308,21 +308,37 @@ public final class DownloadManager {
 
     // MARK: - Adding
 
-    /// Adds URLs (repeated and invalid ones are filtered and reported). New tasks land where
-    /// the current sort puts them; in manual mode at `manualIndex` (default: top of section 0).
+    /// Adds URLs with the same options (repeated and invalid ones are filtered and reported).
+    /// New tasks land where the current sort puts them; in manual mode at `manualIndex`
+    /// (default: top of section 0).
     @discardableResult
-    public func add(_ urls: [String], directory: String? = nil, fileName: String? = nil,
-                    checksum: Checksum? = nil, at manualIndex: ListIndex? = nil) -> AddResult {
+    public func add(_ urls: [String], options: DownloadOptions = DownloadOptions(), at manualIndex: ListIndex? = nil) -> AddResult {
+        add(urls.map { DownloadRequest(url: $0, options: options) }, at: manualIndex)
+    }
+
+    /// Adds downloads, each with its own options, in one batch: the list places them and the
+    /// scheduler starts them once. A URL the session has already is asked for again (see
+    /// `askAgain`): its new options apply to it.
+    @discardableResult
+    public func add(_ requests: [DownloadRequest], at manualIndex: ListIndex? = nil) -> AddResult {
         var result = AddResult()
         var seen = Set<String>()
         let now = clock()
-        let folder = directory ?? settings.downloadDirectory ?? defaultDirectory
         var newTasks: [DownloadTask] = []
-        for raw in urls {
-            let url = String(raw.trimmingWhitespace())
+        for request in requests {
+            let url = String(request.url.trimmingWhitespace())
+            var options = request.options
             if let problem = URLCheck.problem(with: url) {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
+            }
+            if let name = options.fileName {
+                // A name from a user or a script is as untrusted as a server's.
+                guard let safe = FileNameSanitizer.sanitize(name) else {
+                    result.rejected.append(.init(url: url, reason: "the file name given has nothing usable in it"))
+                    continue
+                }
+                options.fileName = safe
             }
             if seen.contains(url) {
                 result.existing.append(url)
@@ -332,18 +348,18 @@ public final class DownloadManager {
             if tasks[url] != nil {
                 seen.insert(url)
                 result.existing.append(url)
-                let outcome = askAgain(url, directory: directory, fileName: fileName, checksum: checksum)
+                let outcome = askAgain(url, options: options)
                 result.duplicates.append(.init(url: url, reason: outcome.done))
                 if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
                 continue
             }
             seen.insert(url)
-            var task = DownloadTask(url: url, fileName: fileName ?? URLCheck.suggestedFileName(for: url),
+            var task = DownloadTask(url: url, fileName: options.fileName ?? URLCheck.suggestedFileName(for: url),
+                                    directory: options.directory ?? downloadDirectory,
                                     // A microsecond apart: the batch keeps its order in add-time order.
-                                    directory: folder, addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
+                                    addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)
-            task.userChoseName = fileName != nil
-            task.checksum = checksum
+            task.options = options.kept
             newTasks.append(task)
             result.added.append(url)
         }
@@ -728,8 +744,8 @@ extension DownloadManager {
     /// task and applied to a running transfer at once.
     public func setRateLimit(_ bytesPerSecond: Int64?, forTasks urls: [String]) {
         let limit = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
-        for url in urls where tasks[url] != nil && tasks[url]!.rateLimit != limit {
-            tasks[url]!.rateLimit = limit
+        for url in urls where tasks[url] != nil && tasks[url]!.options.rateLimit != limit {
+            tasks[url]!.options.rateLimit = limit
             markDirty(url)
             engine?.setRateLimit(url: url, limit)
         }

@@ -17,30 +17,6 @@ public struct Segment: Equatable, Sendable, Codable {
     public var isComplete: Bool { end.map { start + done >= $0 } ?? false }
 }
 
-/// A checksum the finished file must match.
-public struct Checksum: Equatable, Sendable {
-    public enum Algorithm: String, Sendable, CaseIterable { case md5, sha1, sha256, sha512 }
-    public var algorithm: Algorithm
-    public var hex: String
-
-    public init(algorithm: Algorithm, hex: String) {
-        self.algorithm = algorithm
-        self.hex = hex.lowercased()
-    }
-
-    /// Parses "sha256=ABCD…"; nil when the algorithm is unknown or the digest is not hex of the right length.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()) else { return nil }
-        let hex = parts[1].lowercased()
-        let lengths: [Algorithm: Int] = [.md5: 32, .sha1: 40, .sha256: 64, .sha512: 128]
-        guard hex.count == lengths[algorithm], hex.allSatisfy({ $0.isHexDigit }) else { return nil }
-        self.init(algorithm: algorithm, hex: hex)
-    }
-
-    public var description: String { "\(algorithm.rawValue)=\(hex)" }
-}
-
 /// Everything tdl knows about one download. The URL string is its identity.
 ///
 /// The fields that a launch and every sort read for all tasks are stored in the task itself;
@@ -63,8 +39,6 @@ public struct DownloadTask: Equatable, Sendable {
     public struct Details: Equatable, Sendable {
         /// The file name on disk (decided from the server's answer; may change before the first byte).
         public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
-        /// The user named the file (`-o`): the server's name must not replace it.
-        public var userChoseName = false
         /// A name the user chose; shown instead of the file name.
         public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
         /// Folder the finished file goes to.
@@ -76,7 +50,6 @@ public struct DownloadTask: Equatable, Sendable {
         public var finalURL: String?
         public var etag: String?
         public var lastModified: String?
-        public var checksum: Checksum?
         public var segments: [Segment] = []
         /// How many times this task was retried after a transient failure or a checksum mismatch.
         public var retries = 0
@@ -86,10 +59,10 @@ public struct DownloadTask: Equatable, Sendable {
         public var metaInfo: [String: String] = [:]
         /// The finished file was renamed into place at this path.
         public var completedPath: String?
-        /// The connection count the user asked for (nil: the session default).
-        public var connections: Int?
-        /// Bytes-per-second cap for this task (nil: none).
-        public var rateLimit: Int64?
+        /// What the user asked of this download (folder, name, checksum, limits).
+        public var options = DownloadOptions()
+        /// The user named the file (`-o`): the server's name must not replace it.
+        public var userChoseName: Bool { options.fileName != nil }
         /// Derived from the name fields above, filled by `prepareSortName()`: opening a session of
         /// 100,000 tasks sorted by add time should not fold every name. Once prepared it is kept
         /// current when a name field changes.

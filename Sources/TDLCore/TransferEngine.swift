@@ -15,9 +15,9 @@ public struct TransferJob: Sendable {
     public var segments: [Segment]
     public var etag: String?
     public var lastModified: String?
-    public var checksum: Checksum?
+    /// What the user asked of this download; `connections` below is its count, resolved.
+    public var options: DownloadOptions
     public var connections: Int
-    public var rateLimit: Int64?
     public var maxRetries: Int
 
     public init(task: DownloadTask, connections: Int, maxRetries: Int) {
@@ -30,9 +30,8 @@ public struct TransferJob: Sendable {
         segments = task.segments
         etag = task.etag
         lastModified = task.lastModified
-        checksum = task.checksum
-        self.connections = task.connections ?? connections
-        rateLimit = task.rateLimit
+        options = task.options
+        self.connections = task.options.connections ?? connections
         self.maxRetries = maxRetries
     }
 }

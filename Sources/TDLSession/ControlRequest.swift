@@ -8,44 +8,17 @@ public struct ControlRequest: Codable {
         case add, pause, resume, stop, restart, remove, status
     }
 
-    /// One URL with the options an input file may give it.
-    public struct Item: Codable {
-        public var url: String
-        public var dir: String?
-        public var out: String?
-        public var checksum: String?
-        /// Bytes per second for this download (aria2's max-download-limit).
-        public var maxDownloadLimit: Int64?
-
-        public init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
-            self.url = url
-            self.dir = dir
-            self.out = out
-            self.checksum = checksum
-            self.maxDownloadLimit = maxDownloadLimit
-        }
-
-        /// An input-file entry with its folder made absolute here: the tdl that carries the
-        /// request out has another working directory. `folder`, `checksum` and `limit` apply
-        /// when the entry gives none of its own.
-        public init(_ entry: InputFile.Entry, folder: String?, checksum: String? = nil, limit: Int64? = nil) {
-            self.init(url: entry.url, dir: (entry.dir ?? folder).map(Paths.absolute), out: entry.out,
-                      checksum: entry.checksum ?? checksum, maxDownloadLimit: entry.maxDownloadLimit ?? limit)
-        }
-
-        /// The same folder and nothing of its own (a file name is for one URL only).
-        public func sameOptions(as other: Item) -> Bool {
-            dir == other.dir && out == nil && other.out == nil && checksum == other.checksum
-                && maxDownloadLimit == other.maxDownloadLimit
-        }
-    }
-
     public var command: Command
-    public var items: [Item]
+    /// The URLs, each with the options an `add` gives it (the other commands read only URLs).
+    public var items: [DownloadRequest]
 
-    public init(command: Command, items: [Item]) {
+    public init(command: Command, items: [DownloadRequest]) {
         self.command = command
         self.items = items
+    }
+
+    public init(command: Command, urls: [String]) {
+        self.init(command: command, items: urls.map { DownloadRequest(url: $0) })
     }
 }
 
@@ -80,26 +53,6 @@ public struct TaskStatus: Codable {
 
 /// Carries out requests on a manager: the running tdl's (live) or a saved session's.
 public enum ControlActions {
-    /// Adds the items with one `add` per run of items with the same options (each add places
-    /// its batch in the sorted list once, and schedules once, however many URLs it holds) and
-    /// sets their rate limits. The results come in the items' order.
-    public static func add(_ items: [ControlRequest.Item], to manager: DownloadManager) -> [AddResult] {
-        var results: [AddResult] = []
-        var start = 0
-        while start < items.count {
-            let first = items[start]
-            var end = start + 1
-            while end < items.count && items[end].sameOptions(as: first) { end += 1 }
-            let result = manager.add(items[start ..< end].map(\.url), directory: first.dir,
-                                     fileName: first.out.flatMap(FileNameSanitizer.sanitize),
-                                     checksum: first.checksum.flatMap(Checksum.init))
-            if let limit = first.maxDownloadLimit { manager.setRateLimit(limit, forTasks: result.added + result.existing) }
-            results.append(result)
-            start = end
-        }
-        return results
-    }
-
     public static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
         var reply = ControlReply()
         let urls = request.items.map(\.url)
@@ -119,17 +72,14 @@ public enum ControlActions {
         }
         switch request.command {
         case .add:
-            var added = 0
-            for result in add(request.items, to: manager) {
-                for r in result.rejected + result.notApplied {
-                    reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
-                    reply.status = ExitStatus.badInput
-                }
-                for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
-                for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
-                added += result.added.count
+            let result = manager.add(request.items)
+            for r in result.rejected + result.notApplied {
+                reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
+                reply.status = ExitStatus.badInput
             }
-            if added > 0 { reply.note = "added \(countOf(added)) from another tdl" }
+            for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
+            for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
+            if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
         case .pause:
             report("paused", manager.pauseTasks(known))
         case .resume:

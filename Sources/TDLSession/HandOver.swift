@@ -24,14 +24,14 @@ public struct HandOver {
 
     public let home: String
     public let session: String
-    public let items: [ControlRequest.Item]
+    public let items: [DownloadRequest]
     /// Also wait for every download the running tdl has waiting or under way.
     public let all: Bool
     public let quiet: Bool
     /// Time between two status requests.
     var pollIntervalMs = 300
 
-    public init(home: String, session: String, items: [ControlRequest.Item], all: Bool, quiet: Bool) {
+    public init(home: String, session: String, items: [DownloadRequest], all: Bool, quiet: Bool) {
         self.home = home
         self.session = session
         self.items = items
@@ -64,7 +64,7 @@ public struct HandOver {
             let everything = try ask(ControlRequest(command: .status, items: [])).tasks ?? []
             urls += everything.filter { $0.state == "waiting" || $0.state == "downloading" }.map(\.url)
         }
-        let wanted = urls.map { ControlRequest.Item(url: $0) }
+        let wanted = urls.map { DownloadRequest(url: $0) }
         if wanted.isEmpty { return problems.isEmpty ? ExitStatus.ok : ExitStatus.badInput }
         var reported = Set<String>()
         var failed = false

@@ -2,26 +2,11 @@ import Foundation
 import TDLCore
 
 /// aria2c-style input: one URL per line, `#` comments, indented `key=value` lines applying to
-/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`).
+/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`, `split=`).
 public struct InputFile {
-    public struct Entry {
-        public var url: String
-        public var dir: String?
-        public var out: String?
-        public var checksum: String?
-        /// Bytes per second for this file alone; 0 lifts an earlier limit.
-        public var maxDownloadLimit: Int64?
-
-        public init(url: String, dir: String? = nil, out: String? = nil, checksum: String? = nil, maxDownloadLimit: Int64? = nil) {
-            self.url = url
-            self.dir = dir
-            self.out = out
-            self.checksum = checksum
-            self.maxDownloadLimit = maxDownloadLimit
-        }
-    }
-
-    public var entries: [Entry] = []
+    /// The downloads, each with the options its own lines give (a relative `dir=` made
+    /// absolute here: the tdl that carries them out may have another working directory).
+    public var entries: [DownloadRequest] = []
     /// "line 7: unknown option \"foo\"" — reported, while the rest is still used.
     public var problems: [String] = []
 
@@ -32,38 +17,56 @@ public struct InputFile {
         // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
         let lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var unverifiable = Set<Int>()
         for (number, line) in lines.enumerated() {
             let trimmed = Self.trimmed(line)
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            let at = "line \(number + 1): "
             if Self.isBlank(line.first!) {
                 guard !entries.isEmpty else {
-                    problems.append("line \(number + 1): an option line with no URL above it")
+                    problems.append(at + "an option line with no URL above it")
                     continue
                 }
                 let pair = trimmed.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
                 guard pair.count == 2 else {
-                    problems.append("line \(number + 1): expected key=value, got \"\(String(decoding: trimmed, as: UTF8.self))\"")
+                    problems.append(at + "expected key=value, got \"\(String(decoding: trimmed, as: UTF8.self))\"")
                     continue
                 }
+                var options = entries[entries.count - 1].options
                 switch pair[0] {
-                case "dir": entries[entries.count - 1].dir = pair[1]
-                case "out": entries[entries.count - 1].out = pair[1]
-                case "checksum": entries[entries.count - 1].checksum = pair[1]
-                case "max-download-limit":
-                    guard let rate = ByteFormat.parseRate(pair[1]) else {
-                        problems.append("line \(number + 1): max-download-limit must look like 500K, 2M or 1048576")
+                case "dir": options.directory = Paths.absolute(pair[1])
+                case "out": options.fileName = pair[1]
+                case "checksum":
+                    guard let checksum = Checksum(pair[1]) else {
+                        // Downloaded unverified, it would be reported done for a file nobody checked.
+                        problems.append(at + "checksum must look like \(Checksum.expectedForm); \(ScreenSafe.url(entries[entries.count - 1].url)) is left out")
+                        unverifiable.insert(entries.count - 1)
                         continue
                     }
-                    entries[entries.count - 1].maxDownloadLimit = rate
-                default: problems.append("line \(number + 1): unknown option \"\(pair[0])\"")
+                    options.checksum = checksum
+                case "max-download-limit":
+                    guard let rate = ByteFormat.parseRate(pair[1]) else {
+                        problems.append(at + "max-download-limit must look like 500K, 2M or 1048576")
+                        continue
+                    }
+                    options.rateLimit = rate
+                case "split":
+                    guard let count = Int(pair[1]), (1...16).contains(count) else {
+                        problems.append(at + "split must be a number of connections from 1 to 16")
+                        continue
+                    }
+                    options.connections = count
+                default: problems.append(at + "unknown option \"\(pair[0])\"")
                 }
+                entries[entries.count - 1].options = options
                 continue
             }
             // Several URLs on one line are several downloads (aria2 treats them as mirrors; tdl keeps it simple).
             for url in trimmed.split(whereSeparator: Self.isBlank) {
-                entries.append(Entry(url: String(decoding: url, as: UTF8.self)))
+                entries.append(DownloadRequest(url: String(decoding: url, as: UTF8.self)))
             }
         }
+        entries = entries.indices.filter { !unverifiable.contains($0) }.map { entries[$0] }
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

@@ -64,6 +64,21 @@ enum Schema {
                 );
                 """)
         }
+        // What the user asked of a download moves into one column, a JSON `DownloadOptions`:
+        // an option added later is a new key, not a new column and bind.
+        migrator.registerMigration("v2: options") { db in
+            try db.execute(sql: """
+                ALTER TABLE task ADD COLUMN options TEXT;
+                UPDATE task SET options = json_patch('{}', json_object(
+                        'fileName', CASE WHEN userChoseName = 1 THEN fileName END,
+                        'checksum', checksum, 'connections', connections, 'rateLimit', rateLimit))
+                    WHERE userChoseName = 1 OR checksum IS NOT NULL OR connections IS NOT NULL OR rateLimit IS NOT NULL;
+                ALTER TABLE task DROP COLUMN userChoseName;
+                ALTER TABLE task DROP COLUMN checksum;
+                ALTER TABLE task DROP COLUMN connections;
+                ALTER TABLE task DROP COLUMN rateLimit;
+                """)
+        }
         return migrator
     }
 }

@@ -7,8 +7,8 @@ import TDLCore
 enum TaskRecord {
     /// The columns `decode` reads, in order.
     static let selectColumns = """
-        url, fileName, directory, addTime, state, customName, mimeType, userChoseName, size, received, failReason,
-        finalURL, etag, lastModified, checksum, retries, note, metaInfo, deletedAt, completedPath, connections, rateLimit
+        url, fileName, directory, addTime, state, customName, mimeType, size, received, failReason,
+        finalURL, etag, lastModified, retries, note, metaInfo, deletedAt, completedPath, options
         """
 
     /// Every task of a session, into `snapshot`. With `inParallel` the table is read in two
@@ -98,6 +98,7 @@ enum TaskRecord {
         }
         func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
         func real(_ i: Int32) -> Double? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i) }
+        let decoder = JSONDecoder()
         while true {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { break }
@@ -108,31 +109,35 @@ enum TaskRecord {
                                     addTime: Date(timeIntervalSince1970: real(3) ?? 0),
                                     state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
                                     customDisplayName: text(5), mimeType: text(6))
-            task.userChoseName = integer(7) == 1
-            task.size = integer(8)
-            task.received = integer(9) ?? 0
-            task.failReason = text(10).map(FailReason.init(storageCode:))
-            task.finalURL = text(11)
-            task.etag = text(12)
-            task.lastModified = text(13)
-            task.checksum = text(14).flatMap(Checksum.init)
-            task.retries = Int(integer(15) ?? 0)
-            task.note = text(16)
-            if let json = text(17), let info = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) {
+            task.size = integer(7)
+            task.received = integer(8) ?? 0
+            task.failReason = text(9).map(FailReason.init(storageCode:))
+            task.finalURL = text(10)
+            task.etag = text(11)
+            task.lastModified = text(12)
+            task.retries = Int(integer(13) ?? 0)
+            task.note = text(14)
+            if let json = text(15), let info = try? decoder.decode([String: String].self, from: Data(json.utf8)) {
                 task.metaInfo = info
             }
-            task.deletedAt = real(18).map { Date(timeIntervalSince1970: $0) }
-            task.completedPath = text(19)
-            task.connections = integer(20).map { Int($0) }
-            task.rateLimit = integer(21)
+            task.deletedAt = real(16).map { Date(timeIntervalSince1970: $0) }
+            task.completedPath = text(17)
+            if let json = text(18) {
+                // A damaged value costs the options of one task, not the session.
+                if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
+                    task.options = options
+                } else {
+                    task.note = "its saved options could not be read; they were dropped"
+                }
+            }
             each(task)
         }
     }
 
     static let upsertColumns = [
-        "session", "url", "fileName", "customName", "userChoseName", "directory", "size", "received", "addTime", "state",
-        "failReason", "mimeType", "finalURL", "etag", "lastModified", "checksum", "retries", "note", "metaInfo",
-        "deletedAt", "completedPath", "connections", "rateLimit",
+        "session", "url", "fileName", "customName", "directory", "size", "received", "addTime", "state",
+        "failReason", "mimeType", "finalURL", "etag", "lastModified", "retries", "note", "metaInfo",
+        "deletedAt", "completedPath", "options",
     ]
 
     /// An update in place when the task exists: REPLACE would delete the row (and, through the
@@ -142,15 +147,22 @@ enum TaskRecord {
         ON CONFLICT(session, url) DO UPDATE SET \(upsertColumns.dropFirst(2).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
         """
 
+    /// Sorted keys: the same options are the same text.
+    static var optionsEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
     static func upsert(_ task: DownloadTask, session: String, db: Database) throws {
         let metaJSON: String? = task.metaInfo.isEmpty ? nil :
             (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
+        let optionsJSON: String? = task.options.isEmpty ? nil : String(decoding: try optionsEncoder.encode(task.options), as: UTF8.self)
         var row = RowWriter(try db.cachedStatement(sql: upsertSQL), db)
         row.bind(session)
         row.bind(task.url)
         row.bind(task.fileName)
         row.bind(task.customDisplayName)
-        row.bind(task.userChoseName)
         row.bind(task.directory)
         row.bind(task.size)
         row.bind(task.received)
@@ -161,14 +173,12 @@ enum TaskRecord {
         row.bind(task.finalURL)
         row.bind(task.etag)
         row.bind(task.lastModified)
-        row.bind(task.checksum?.description)
         row.bind(task.retries)
         row.bind(task.note)
         row.bind(metaJSON)
         row.bind(task.deletedAt?.timeIntervalSince1970)
         row.bind(task.completedPath)
-        row.bind(task.connections)
-        row.bind(task.rateLimit)
+        row.bind(optionsJSON)
         try row.run()
     }
 }

@@ -138,7 +138,7 @@ struct ListRenderer {
             "Type:          " + task.fileType.rawValue + (task.mimeType.map { " (\($0))" } ?? ""),
             "ETag:          " + (task.etag ?? "-"),
             "Last-Modified: " + (task.lastModified ?? "-"),
-            "Checksum:      " + (task.checksum?.description ?? "-"),
+            "Checksum:      " + (task.options.checksum?.description ?? "-"),
             "Retries:       " + String(task.retries),
             "Last note:     " + (task.note ?? "-"),
             "Segments:      " + String(task.segments.count),

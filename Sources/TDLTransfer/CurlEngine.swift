@@ -71,7 +71,7 @@ public final class CurlEngine: TransferEngine {
         guard downloads[job.url] == nil else { return }
         let download = FileDownload(job: job, engine: self)
         downloads[job.url] = download
-        rateLimits[job.url] = job.rateLimit
+        rateLimits[job.url] = job.options.rateLimit
         download.begin()
         applyRateLimits()
     }

@@ -572,7 +572,7 @@ final class FileDownload {
         finishing = true
         if reportedSize != size { reportResolved() }
         engine.report(.finishing(url: url, started: true))
-        engine.finisher.enqueue(part: part, expectedSize: size, checksum: job.checksum) { result in
+        engine.finisher.enqueue(part: part, expectedSize: size, checksum: job.options.checksum) { result in
             self.finished(result)
         }
     }

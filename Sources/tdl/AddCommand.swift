@@ -23,7 +23,7 @@ struct AddCommand: ParsableCommand {
     var inputFile: String?
 
     func run() throws {
-        var entries = urls.map { InputFile.Entry(url: $0) }
+        var entries = urls.map { DownloadRequest(url: $0) }
         do {
             if let inputFile {
                 let input = try InputFile.read(inputFile)
@@ -31,7 +31,8 @@ struct AddCommand: ParsableCommand {
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            let items = entries.map { ControlRequest.Item($0, folder: global.dir) }
+            let folder = DownloadOptions(directory: global.dir.map(Paths.absolute))
+            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: folder)) }
             SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
         } catch {
             fail(with: error)

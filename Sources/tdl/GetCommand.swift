@@ -81,7 +81,7 @@ struct GetCommand: ParsableCommand {
     }
 
     func run() throws {
-        var entries = urls.map { InputFile.Entry(url: $0, out: output) }
+        var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
         var problems: [String] = []
         do {
             if let inputFile {
@@ -99,16 +99,13 @@ struct GetCommand: ParsableCommand {
                                   resumeInterrupted: launch.resumeInterrupted)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
-            let items = entries.map {
-                ControlRequest.Item($0, folder: global.dir, checksum: checksum, limit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
-            }
-            handOver(items)
+            handOver(requests(entries))
         } catch {
             fail(with: error)
         }
         do {
             try Paths.ensureWritableDirectory(session.downloadDirectory)
-            for dir in Set(entries.compactMap(\.dir)) { try Paths.ensureWritableDirectory(Paths.absolute(dir)) }
+            for dir in Set(entries.compactMap(\.options.directory)) { try Paths.ensureWritableDirectory(dir) }
         } catch {
             session.manager.shutdown()  // a clean end: nothing was cut off
             fail(with: error)
@@ -126,22 +123,11 @@ struct GetCommand: ParsableCommand {
 
         var requested: [String] = []
         var rejected: [String] = []
-        var items: [ControlRequest.Item] = []
-        let limit = maxDownloadLimit.flatMap(ByteFormat.parseRate)
-        for entry in entries {
-            if let bad = entry.checksum, Checksum(bad) == nil {
-                rejected.append("\(ScreenSafe.url(entry.url)): bad checksum \"\(bad)\"")
-                continue
-            }
-            // -d is the session's folder from now on; given here too, it applies to a URL the session has.
-            items.append(ControlRequest.Item(entry, folder: global.dir, checksum: checksum, limit: limit))
-        }
-        for result in ControlActions.add(items, to: manager) {
-            for r in result.rejected + result.notApplied { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
-            requested += result.added
-            requested += result.existing
-        }
+        let result = manager.add(requests(entries))
+        for r in result.rejected + result.notApplied { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
+        requested += result.added + result.existing
         for line in rejected { warn(line) }
+        rejected += problems  // said already, before the session opened
         if all { requested += manager.unfinishedList }
         var seen = Set<String>()
         requested = requested.filter { seen.insert($0).inserted }
@@ -222,8 +208,16 @@ struct GetCommand: ParsableCommand {
 }
 
 extension GetCommand {
+    /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
+    /// and this command's where it gives none. `-d` is also the session's folder from now on.
+    func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
+        let given = DownloadOptions(directory: global.dir.map(Paths.absolute), checksum: checksum.flatMap(Checksum.init),
+                                    rateLimit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
+        return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
+    }
+
     /// Another tdl runs the session: it downloads, this one waits and exits as if it had.
-    func handOver(_ items: [ControlRequest.Item]) -> Never {
+    func handOver(_ items: [DownloadRequest]) -> Never {
         for option in optionsTheRunningTdlKeeps {
             warn("\(option) does not apply: the tdl running the session downloads with its own settings")
         }

@@ -14,8 +14,7 @@ protocol TaskCommand: ParsableCommand {
 extension TaskCommand {
     func run() throws {
         do {
-            let items = urls.map { ControlRequest.Item(url: $0) }
-            SessionRoute.finish(try SessionRoute.run(ControlRequest(command: Self.command, items: items), options: global))
+            SessionRoute.finish(try SessionRoute.run(ControlRequest(command: Self.command, urls: urls), options: global))
         } catch {
             fail(with: error)
         }

@@ -45,6 +45,31 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(objects?.first?["state"] as? String, "waiting")
     }
 
+    /// What an input file asks of each URL is kept by the session: the tdl that downloads them
+    /// later (here `get --all`) still names and verifies each file as asked.
+    func testAnInputFilesOptionsOutliveTheCommandThatAddedThem() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory(), inputs = TemporaryDirectory()
+        let wrong = "sha256=" + String(repeating: "0", count: 64)
+        let right = "sha256=" + (try Processes.sha256(ofFile: Self.site.file("b.bin")))
+        let input = inputs.file("urls.txt")
+        try """
+            \(Self.nginx.url("a.bin"))
+              checksum=\(wrong)
+            \(Self.nginx.url("b.bin"))
+              out=mine.bin
+              checksum=\(right)
+              split=2
+            """.write(toFile: input, atomically: true, encoding: .utf8)
+        let add = try Processes.tdl(["add", "-d", downloads.path, "-i", input], home: home.path)
+        XCTAssertEqual(add.status, 0, add.stderr)
+
+        let get = try Processes.tdl(["get", "-q", "--all"], home: home.path)
+        XCTAssertEqual(get.status, 1, get.stderr)
+        XCTAssertTrue(get.stderr.contains("\(Self.nginx.url("a.bin")): checksum mismatch (expected 000000000000…"), get.stderr)
+        try assertIdentical(downloads.file("mine.bin"), to: "b.bin")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: downloads.file("a.bin")), "a file that fails its check is not left as if done")
+    }
+
     func testVersionIsPrinted() throws {
         let result = try Processes.tdl(["--version"], home: TemporaryDirectory().path)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -198,7 +223,8 @@ final class CLITests: XCTestCase {
 
         let result = try Processes.tdl(["get", "-q", "-d", downloads.path, "-i", input], home: home.path)
 
-        XCTAssertEqual(result.status, 0, result.stderr)
+        // Everything usable is downloaded; the status still tells a script that a line was not understood.
+        XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertTrue(result.stderr.contains("line 8: unknown option \"colour\""), result.stderr)
         try assertIdentical(downloads.file("renamed.bin"), to: "a.bin")
         try assertIdentical((other as NSString).appendingPathComponent("b.bin"), to: "b.bin")

@@ -20,47 +20,49 @@ final class ControlActionsTests: XCTestCase {
 
     func url(_ name: String) -> String { "https://example.com/files/\(name)" }
 
-    func testSameOptionsMeansTheSameFolderChecksumAndLimitAndNoFileName() {
-        let plain = ControlRequest.Item(url: url("a"), dir: "/d")
-        XCTAssertTrue(plain.sameOptions(as: ControlRequest.Item(url: url("b"), dir: "/d")))
-        XCTAssertFalse(plain.sameOptions(as: ControlRequest.Item(url: url("b"), dir: "/e")))
-        XCTAssertFalse(plain.sameOptions(as: ControlRequest.Item(url: url("b"), dir: "/d", maxDownloadLimit: 5)))
-        XCTAssertFalse(plain.sameOptions(as: ControlRequest.Item(url: url("b"), dir: "/d", checksum: "md5=00")))
-        // A file name is for one URL: an item with one never joins a batch, even an identical one.
-        let named = ControlRequest.Item(url: url("c"), dir: "/d", out: "c.bin")
-        XCTAssertFalse(named.sameOptions(as: named))
-        XCTAssertFalse(plain.sameOptions(as: named))
-    }
-
-    func testAddMakesOneBatchPerRunOfItemsWithTheSameOptions() {
+    func testOneAddCarriesEachURLsOwnOptions() {
         let other = (folder as NSString).appendingPathComponent("other")
         let items = [
-            ControlRequest.Item(url: url("1")), ControlRequest.Item(url: url("2")),
-            ControlRequest.Item(url: url("3"), dir: other, maxDownloadLimit: 1000),
-            ControlRequest.Item(url: url("4"), dir: other, maxDownloadLimit: 1000),
-            ControlRequest.Item(url: url("5"), out: "five.bin"),
-            ControlRequest.Item(url: url("6")),
+            DownloadRequest(url: url("1")), DownloadRequest(url: url("2")),
+            DownloadRequest(url: url("3"), options: DownloadOptions(directory: other, rateLimit: 1000)),
+            DownloadRequest(url: url("4"), options: DownloadOptions(directory: other, rateLimit: 1000, connections: 3)),
+            DownloadRequest(url: url("5"), options: DownloadOptions(fileName: "five.bin")),
+            DownloadRequest(url: url("6")),
         ]
-        let results = ControlActions.add(items, to: manager)
-        XCTAssertEqual(results.map(\.added), [[url("1"), url("2")], [url("3"), url("4")], [url("5")], [url("6")]])
+        let reply = ControlActions.perform(ControlRequest(command: .add, items: items), on: manager)
+        XCTAssertEqual(reply.lines, (1...6).map { "added " + url("\($0)") })
         XCTAssertEqual(manager.task(url("3"))?.directory, other)
-        XCTAssertEqual(manager.task(url("4"))?.rateLimit, 1000)
+        XCTAssertEqual(manager.task(url("4"))?.options.rateLimit, 1000)
+        XCTAssertEqual(manager.task(url("4"))?.options.connections, 3)
         XCTAssertEqual(manager.task(url("1"))?.directory, folder)
-        XCTAssertNil(manager.task(url("1"))?.rateLimit)
+        XCTAssertEqual(manager.task(url("1"))?.options, DownloadOptions())
         XCTAssertEqual(manager.task(url("5"))?.fileName, "five.bin")
         XCTAssertEqual(manager.task(url("6"))?.fileName, "6")
+        let addTimes = (1...6).compactMap { manager.task(url("\($0)"))?.addTime }
+        XCTAssertEqual(addTimes, addTimes.sorted(), "one batch, in the order given")
+    }
+
+    func testAFileNameWithNothingUsableIsRefusedWithItsURL() {
+        let reply = ControlActions.perform(ControlRequest(command: .add, items: [
+            DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "../..")),
+        ]), on: manager)
+        XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it"])
+        XCTAssertEqual(reply.status, ExitStatus.badInput)
+        XCTAssertNil(manager.task(url("a")))
     }
 
     func testALimitGivenAgainAppliesToAURLTheSessionHas() {
-        _ = ControlActions.add([ControlRequest.Item(url: url("a"))], to: manager)
-        let results = ControlActions.add([ControlRequest.Item(url: url("a"), maxDownloadLimit: 2048)], to: manager)
-        XCTAssertEqual(results.map(\.existing), [[url("a")]])
-        XCTAssertEqual(manager.task(url("a"))?.rateLimit, 2048)
+        manager.add([url("a")])
+        let result = manager.add([DownloadRequest(url: url("a"), options: DownloadOptions(rateLimit: 2048))])
+        XCTAssertEqual(result.existing, [url("a")])
+        XCTAssertEqual(manager.task(url("a"))?.options.rateLimit, 2048)
+        manager.add([DownloadRequest(url: url("a"), options: DownloadOptions(rateLimit: 0))])
+        XCTAssertNil(manager.task(url("a"))?.options.rateLimit, "0 lifts it")
     }
 
     func testPerformAddReportsEachURLAndANoteForTheScreen() {
         let reply = ControlActions.perform(ControlRequest(command: .add, items: [
-            ControlRequest.Item(url: url("a")), ControlRequest.Item(url: url("b")), ControlRequest.Item(url: "not a url"),
+            DownloadRequest(url: url("a")), DownloadRequest(url: url("b")), DownloadRequest(url: "not a url"),
         ]), on: manager)
         XCTAssertEqual(reply.lines, ["added \(url("a"))", "added \(url("b"))"])
         XCTAssertEqual(reply.problems.count, 1)
@@ -71,8 +73,8 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testPerformAddOfNothingNewLeavesNoNote() {
-        _ = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
-        let again = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
         XCTAssertEqual(again.status, ExitStatus.ok)
         XCTAssertNil(again.note)
         XCTAssertEqual(again.lines.count, 1)
@@ -80,27 +82,27 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testPauseAndResumeSayWhatChangedAndWhatDidNot() {
-        _ = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
         let before = manager.state(of: url("a"))!
-        let pause = ControlActions.perform(ControlRequest(command: .pause, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        let pause = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: manager)
         XCTAssertTrue(before.isActive, "\(before)")
         XCTAssertEqual(pause.lines, ["paused \(url("a"))"])
         XCTAssertEqual(pause.note, "paused 1 download from another tdl")
         XCTAssertEqual(manager.state(of: url("a")), .paused)
-        let pauseAgain = ControlActions.perform(ControlRequest(command: .pause, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        let pauseAgain = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: manager)
         XCTAssertEqual(pauseAgain.lines, ["unchanged (paused) \(url("a"))"])
         XCTAssertNil(pauseAgain.note)
         XCTAssertEqual(pauseAgain.status, ExitStatus.ok)
-        let resume = ControlActions.perform(ControlRequest(command: .resume, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        let resume = ControlActions.perform(ControlRequest(command: .resume, urls: [url("a")]), on: manager)
         XCTAssertEqual(resume.lines, ["resumed \(url("a"))"])
         XCTAssertNotEqual(manager.state(of: url("a")), .paused)
     }
 
     func testResumeOfAnUnknownURLFailsWithStatus2AndNamesIt() {
-        _ = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
         _ = manager.pauseTasks([url("a")])
         let reply = ControlActions.perform(ControlRequest(command: .resume, items: [
-            ControlRequest.Item(url: url("a")), ControlRequest.Item(url: url("nowhere")),
+            DownloadRequest(url: url("a")), DownloadRequest(url: url("nowhere")),
         ]), on: manager)
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertEqual(reply.status, 2)
@@ -110,7 +112,7 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testAnUnknownURLIsNamedWithoutItsPassword() {
-        let reply = ControlActions.perform(ControlRequest(command: .pause, items: [ControlRequest.Item(url: "https://me:secret@example.com/x")]),
+        let reply = ControlActions.perform(ControlRequest(command: .pause, urls: ["https://me:secret@example.com/x"]),
                                            on: manager)
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertEqual(reply.problems.count, 1)
@@ -119,11 +121,11 @@ final class ControlActionsTests: XCTestCase {
 
     func testRemoveMovesToTheTrashAndAddingAgainBringsItBack() {
         manager.isTrashOpened = true
-        _ = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
-        let removed = ControlActions.perform(ControlRequest(command: .remove, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        let removed = ControlActions.perform(ControlRequest(command: .remove, urls: [url("a")]), on: manager)
         XCTAssertEqual(removed.lines, ["moved to the trash \(url("a"))"])
         XCTAssertEqual(manager.toDeleteList, [url("a")])
-        let again = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a"))]), on: manager)
+        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
         XCTAssertEqual(again.status, ExitStatus.ok)
         XCTAssertEqual(again.lines.count, 1)
         XCTAssertTrue(again.lines[0].hasPrefix("back from the trash"), again.lines[0])
@@ -132,10 +134,10 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testStatusNamesTheAskedTasksAndUnnamedOnlyTheActiveOnes() {
-        _ = ControlActions.perform(ControlRequest(command: .add, items: [ControlRequest.Item(url: url("a")), ControlRequest.Item(url: url("b"))]),
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a"), url("b")]),
                                    on: manager)
         _ = manager.pauseTasks([url("b")])
-        let named = ControlActions.perform(ControlRequest(command: .status, items: [ControlRequest.Item(url: url("b"))]), on: manager)
+        let named = ControlActions.perform(ControlRequest(command: .status, urls: [url("b")]), on: manager)
         XCTAssertEqual(named.tasks?.map(\.url), [url("b")])
         XCTAssertEqual(named.tasks?.first?.state, "paused")
         XCTAssertEqual(named.tasks?.first?.path, (folder as NSString).appendingPathComponent("b"))

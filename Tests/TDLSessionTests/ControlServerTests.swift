@@ -25,7 +25,7 @@ final class ControlServerTests: XCTestCase {
     func testARequestGoesThroughTheSocketAndTheReplyComesBack() throws {
         let server = try ControlServer(home: home, session: "s")
         let client = Background { ControlClient.send(ControlRequest(command: .add, items: [
-            ControlRequest.Item(url: self.url("a")), ControlRequest.Item(url: self.url("b")),
+            DownloadRequest(url: self.url("a")), DownloadRequest(url: self.url("b")),
         ]), home: self.home, session: "s") }
         var requests: [ControlRequest.Command] = []
         let notes = serve(server, until: { client.isDone }) { request in
@@ -105,7 +105,7 @@ final class ControlServerTests: XCTestCase {
     func checkRefused(urlBytes: Int) throws {
         let server = try ControlServer(home: home, session: "s")
         let huge = "https://example.com/" + String(repeating: "a", count: urlBytes)
-        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [ControlRequest.Item(url: huge)]),
+        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: huge)]),
                                                      home: self.home, session: "s") }
         var handled = 0
         _ = serve(server, until: { client.isDone }) { _ in
@@ -123,7 +123,7 @@ final class ControlServerTests: XCTestCase {
         // 64 MiB of URLs, as a long input file sends them, is one request.
         let server = try ControlServer(home: home, session: "s")
         let long = "https://example.com/" + String(repeating: "b", count: 1 << 20)
-        let items = (0 ..< 60).map { ControlRequest.Item(url: long + "/\($0)") }
+        let items = (0 ..< 60).map { DownloadRequest(url: long + "/\($0)") }
         let client = Background { ControlClient.send(ControlRequest(command: .status, items: items), home: self.home, session: "s") }
         var asked = 0
         _ = serve(server, until: { client.isDone }) { request in
@@ -164,7 +164,7 @@ final class ControlServerTests: XCTestCase {
     // MARK: - Hand-over
 
     func testAHandOverWithNobodyListeningSaysSo() {
-        let handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: true)
+        let handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: true)
         XCTAssertThrowsError(try handOver.run(say: { _ in })) { error in
             XCTAssertEqual(error as? HandOver.Stop, .nobodyListens)
         }
@@ -172,7 +172,7 @@ final class ControlServerTests: XCTestCase {
 
     func testAHandOverWhoseRunningTdlQuitsAsksToRunAgain() throws {
         let server = try ControlServer(home: home, session: "s")
-        var handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: false)
+        var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: false)
         handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
         let client = Background { () -> Error? in
@@ -199,7 +199,7 @@ final class ControlServerTests: XCTestCase {
 
     func testAHandOverEndsWithTheStatusOfItsFiles() throws {
         let server = try ControlServer(home: home, session: "s")
-        var handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: false)
+        var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: false)
         handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
         let client = Background { try? handOver.run(say: { line in said.change { $0.append(line) } }) }

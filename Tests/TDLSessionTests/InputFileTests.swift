@@ -1,4 +1,5 @@
 import XCTest
+import TDLCore
 import TDLSession
 
 final class InputFileTests: XCTestCase {
@@ -11,20 +12,15 @@ final class InputFileTests: XCTestCase {
               out=first.iso
               checksum=sha256=\(String(repeating: "ab", count: 32))
               max-download-limit=500K
+              split=4
             https://a.example/two.iso
             """)
         XCTAssertEqual(input.problems, [])
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/one.iso", "https://a.example/two.iso"])
-        let first = input.entries[0]
-        XCTAssertEqual(first.dir, "/srv/isos")
-        XCTAssertEqual(first.out, "first.iso")
-        XCTAssertEqual(first.checksum, "sha256=" + String(repeating: "ab", count: 32))
-        XCTAssertEqual(first.maxDownloadLimit, 500 * 1024)
-        let second = input.entries[1]
-        XCTAssertNil(second.dir)
-        XCTAssertNil(second.out)
-        XCTAssertNil(second.checksum)
-        XCTAssertNil(second.maxDownloadLimit)
+        XCTAssertEqual(input.entries[0].options, DownloadOptions(
+            directory: "/srv/isos", fileName: "first.iso", checksum: Checksum("sha256=" + String(repeating: "ab", count: 32)),
+            rateLimit: 500 * 1024, connections: 4))
+        XCTAssertEqual(input.entries[1].options, DownloadOptions())
     }
 
     func testByteOrderMarkIsNotPartOfTheFirstURL() {
@@ -35,7 +31,7 @@ final class InputFileTests: XCTestCase {
     func testWindowsLineEndsSplitLinesAndLeaveNoCarriageReturn() {
         let input = parse("https://a.example/1\r\n  out=one.bin\r\nhttps://a.example/2\r\n")
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1", "https://a.example/2"])
-        XCTAssertEqual(input.entries[0].out, "one.bin")
+        XCTAssertEqual(input.entries[0].options.fileName, "one.bin")
         XCTAssertEqual(input.problems, [])
     }
 
@@ -49,8 +45,8 @@ final class InputFileTests: XCTestCase {
         let input = parse("https://a.example/1\thttps://a.example/2\n\tdir=/tmp/x\n")
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1", "https://a.example/2"])
         // The option applies to the URL above it: the last one on that line.
-        XCTAssertNil(input.entries[0].dir)
-        XCTAssertEqual(input.entries[1].dir, "/tmp/x")
+        XCTAssertNil(input.entries[0].options.directory)
+        XCTAssertEqual(input.entries[1].options.directory, "/tmp/x")
     }
 
     func testProblemsNameTheirLineAndTheRestIsStillUsed() {
@@ -60,35 +56,40 @@ final class InputFileTests: XCTestCase {
               colour=blue
               no-equals-sign
               max-download-limit=fast
+              split=32
               out=kept.bin
+            https://a.example/2
+              checksum=sha256=abc
             """)
-        XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1"])
-        XCTAssertEqual(input.entries[0].out, "kept.bin")
-        XCTAssertNil(input.entries[0].maxDownloadLimit)
+        XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1"], "a file that cannot be verified is left out")
+        XCTAssertEqual(input.entries[0].options, DownloadOptions(fileName: "kept.bin"))
         XCTAssertEqual(input.problems, [
             "line 1: an option line with no URL above it",
             "line 3: unknown option \"colour\"",
             "line 4: expected key=value, got \"no-equals-sign\"",
             "line 5: max-download-limit must look like 500K, 2M or 1048576",
+            "line 6: split must be a number of connections from 1 to 16",
+            "line 9: checksum must look like \(Checksum.expectedForm); https://a.example/2 is left out",
         ])
     }
 
     func testAValueMayHoldAnEqualsSign() {
         let input = parse("https://a.example/1\n  out=a=b.bin\n")
-        XCTAssertEqual(input.entries[0].out, "a=b.bin")
+        XCTAssertEqual(input.entries[0].options.fileName, "a=b.bin")
     }
 
-    func testAnItemTakesTheCommandsOptionsOnlyWhereTheEntryGivesNone() {
-        let own = InputFile.Entry(url: "https://a.example/1", dir: "/own", checksum: "md5=" + String(repeating: "0", count: 32),
-                                  maxDownloadLimit: 10)
-        let item = ControlRequest.Item(own, folder: "/cmd", checksum: "sha1=" + String(repeating: "1", count: 40), limit: 99)
-        XCTAssertEqual(item.dir, "/own")
-        XCTAssertEqual(item.checksum, own.checksum)
-        XCTAssertEqual(item.maxDownloadLimit, 10)
-        let bare = ControlRequest.Item(InputFile.Entry(url: "https://a.example/2"), folder: "relative/dir", limit: 99)
-        // Made absolute here: the tdl carrying the request out has another working directory.
-        XCTAssertEqual(bare.dir, (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent("relative/dir"))
-        XCTAssertEqual(bare.maxDownloadLimit, 99)
-        XCTAssertNil(bare.checksum)
+    func testARelativeFolderIsMadeAbsoluteWhereTheFileIsRead() {
+        // The tdl carrying the request out has another working directory.
+        let input = parse("https://a.example/1\n  dir=relative/dir\n")
+        XCTAssertEqual(input.entries[0].options.directory,
+                       (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent("relative/dir"))
+    }
+
+    func testTheEntrysOwnOptionsWinOverTheCommandsAndTheCommandsFillTheRest() {
+        let own = DownloadOptions(directory: "/own", checksum: Checksum("md5=" + String(repeating: "0", count: 32)), rateLimit: 10)
+        let command = DownloadOptions(directory: "/cmd", checksum: Checksum("sha1=" + String(repeating: "1", count: 40)),
+                                      rateLimit: 99, connections: 2)
+        XCTAssertEqual(own.filling(from: command), DownloadOptions(directory: "/own", checksum: own.checksum, rateLimit: 10, connections: 2))
+        XCTAssertEqual(DownloadOptions().filling(from: command), command)
     }
 }

@@ -25,7 +25,7 @@ final class SessionLoopTests: XCTestCase {
         let server = try ControlServer(home: home, session: "s")
         defer { server.shutDown() }
         let loop = SessionLoop(manager: manager, control: server, timeoutMs: 20)
-        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [ControlRequest.Item(url: self.url("a"))]),
+        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: self.url("a"))]),
                                                      home: self.home, session: "s") }
         var notes: [String] = []
         let deadline = Date().addingTimeInterval(30)
@@ -87,7 +87,7 @@ final class SessionLoopTests: XCTestCase {
     func testAnInterruptedHandOverStopsWaitingAndTheRunningTdlGoesOn() throws {
         let server = try ControlServer(home: home, session: "s")
         defer { server.shutDown() }
-        var handOver = HandOver(home: home, session: "s", items: [ControlRequest.Item(url: url("a"))], all: false, quiet: true)
+        var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: true)
         handOver.pollIntervalMs = 20
         let client = Background { () -> Error? in
             do {

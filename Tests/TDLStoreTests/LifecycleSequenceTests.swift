@@ -611,7 +611,7 @@ final class LifecycleWorld {
             cmp("segments", a.segments, b.segments)
             cmp("finalURL", a.finalURL, b.finalURL)
             cmp("completedPath", a.completedPath, b.completedPath)
-            cmp("userChoseName", a.userChoseName, b.userChoseName)
+            cmp("options", a.options, b.options)
             if !diffs.isEmpty { note(.storeMatchesMemory, "\(label(url)): memory vs store: " + diffs.joined(separator: ", ")) }
         }
         if manager.toDeleteList != reader.toDeleteList {
@@ -695,7 +695,7 @@ enum LifecycleRunner {
             var name: String?
             if case .addNamed(_, let v) = action { name = LifecycleAction.chosenNames[v] }
             let pre = manager.task(url)
-            manager.add([url], fileName: name)
+            manager.add([url], options: DownloadOptions(fileName: name))
             guard let pre, let post = manager.task(url) else { break }
             // Judged at the file's path after the add: a name given with it moves the file there.
             if pre.state == .finished, world.fileSize(post.filePath) != post.size, !post.state.isActive {

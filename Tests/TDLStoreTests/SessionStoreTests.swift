@@ -20,7 +20,6 @@ final class SessionStoreTests: XCTestCase {
         var task = DownloadTask(url: "http://127.0.0.1/a.tar.gz", fileName: "a.tar.gz", directory: "/tmp/dl",
                                 addTime: Date(timeIntervalSince1970: 1_700_000_000.25), state: .paused)
         task.customDisplayName = "Archive"
-        task.userChoseName = true
         task.size = 402_500_000
         task.received = 41_600_000
         task.failReason = .httpStatus(503)
@@ -28,15 +27,14 @@ final class SessionStoreTests: XCTestCase {
         task.finalURL = "http://127.0.0.1/real/a.tar.gz"
         task.etag = "\"abc\""
         task.lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
-        task.checksum = Checksum("sha256=" + String(repeating: "ab", count: 32))
         task.segments = [Segment(start: 0, end: 200_000_000, done: 30_000_000), Segment(start: 200_000_000, end: 402_500_000, done: 11_600_000)]
         task.retries = 2
         task.note = "retry 2 of 3"
         task.metaInfo = ["year": "1999", "artist": "X"]
         task.deletedAt = Date(timeIntervalSince1970: 1_700_000_100)
         task.completedPath = nil
-        task.connections = 4
-        task.rateLimit = 1_000_000
+        task.options = DownloadOptions(directory: "/tmp/dl", fileName: "a.tar.gz", checksum: Checksum("sha256=" + String(repeating: "ab", count: 32)),
+                                       rateLimit: 1_000_000, connections: 4)
         return task
     }
 
@@ -324,6 +322,34 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(Array(loaded.tasks.keys), ["http://127.0.0.1/old.iso"])
         XCTAssertEqual(loaded.tasks.values.first?.segments.first?.done, 1000)
         XCTAssertEqual(loaded.settings.sortType, .fileSize)
+    }
+
+    func testTheFirstSchemasOptionColumnsMoveIntoTheOptions() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/schema-v1.sql")
+        try runSQL(try String(contentsOf: fixture, encoding: .utf8))
+        let sum = "sha1=" + String(repeating: "0f", count: 20)
+        // As the first schema kept them: one column per option.
+        try runSQL("""
+            INSERT INTO task (session, url, fileName, userChoseName, directory, addTime, state, checksum, connections, rateLimit)
+                VALUES ('default', 'http://127.0.0.1/named.iso', 'mine.iso', 1, '/tmp/fx/dl', 1795258547, 'paused', '\(sum)', 3, 4096);
+            INSERT INTO task (session, url, fileName, directory, addTime, state, rateLimit)
+                VALUES ('default', 'http://127.0.0.1/limited.iso', 'limited.iso', '/tmp/fx/dl', 1795258548, 'waiting', 100);
+            """)
+        let loaded = try SQLiteSessionStore(path: dbPath).load()
+        XCTAssertEqual(loaded.tasks["http://127.0.0.1/named.iso"]?.options,
+                       DownloadOptions(fileName: "mine.iso", checksum: Checksum(sum), rateLimit: 4096, connections: 3))
+        XCTAssertEqual(loaded.tasks["http://127.0.0.1/limited.iso"]?.options, DownloadOptions(rateLimit: 100))
+        XCTAssertEqual(loaded.tasks["http://127.0.0.1/old.iso"]?.options, DownloadOptions())
+        XCTAssertEqual(try querySQL("SELECT count(*) FROM pragma_table_info('task') WHERE name IN ('checksum', 'userChoseName')"), "0")
+    }
+
+    func testOptionsThatCannotBeReadCostThatTasksOptionsNotTheSession() throws {
+        try saveTasks(count: 2)
+        try runSQL("UPDATE task SET options = '{\"checksum\": \"sha256=nothex\"}' WHERE url = 'http://h/0'")
+        let loaded = try SQLiteSessionStore(path: dbPath).load()
+        XCTAssertEqual(loaded.tasks.count, 2)
+        XCTAssertEqual(loaded.tasks["http://h/0"]?.options, DownloadOptions())
+        XCTAssertEqual(loaded.tasks["http://h/0"]?.note, "its saved options could not be read; they were dropped")
     }
 
     /// Writes `count` plain tasks to the file and closes it (the WAL is folded into the file).

@@ -28,7 +28,7 @@ final class EngineHarness {
     /// Adds and runs the loop until nothing downloads (or the timeout passes).
     @discardableResult
     func download(_ urls: [String], fileName: String? = nil, checksum: Checksum? = nil, timeout: Double = 60) -> [DownloadTask] {
-        manager.add(urls, fileName: fileName, checksum: checksum)
+        manager.add(urls, options: DownloadOptions(fileName: fileName, checksum: checksum))
         runUntilIdle(timeout: timeout)
         return urls.compactMap { manager.task($0) }
     }

@@ -18,7 +18,7 @@ final class LiveRateLimitTests: XCTestCase {
         XCTAssertGreaterThan(limited, 0)
         // 1.5 s at 1 MB/s, plus the first tenth of a second's allowance and some slack.
         XCTAssertLessThan(limited, 2_000_000, "the limit held while running")
-        XCTAssertEqual(harness.manager.task(url)?.rateLimit, 1_000_000, "the task keeps its limit")
+        XCTAssertEqual(harness.manager.task(url)?.options.rateLimit, 1_000_000, "the task keeps its limit")
         harness.manager.setRateLimit(nil, forTasks: [url])
         let lifted = Date()
         harness.runUntilIdle(timeout: 30)
