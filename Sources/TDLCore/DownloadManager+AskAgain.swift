@@ -32,8 +32,7 @@ extension DownloadManager {
             return AskAgainOutcome(done: "finishing", notApplied: "it is finishing; ask again in a moment")
         }
         // A running download takes new options by stopping and going on from its bytes.
-        let wasDownloading = task.state == .downloading && changes
-        if wasDownloading { engine?.stop(url: url) }
+        let wasDownloading = changes && !move([url], .optionsChanging).isEmpty
         if let checksum, tasks[url]!.options.checksum != checksum {
             tasks[url]!.options.checksum = checksum
             markDirty(url)
@@ -57,11 +56,10 @@ extension DownloadManager {
             }
         }
         if tasks[url]!.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
-            // The wrong file is the session's own (it downloaded it there): the right one replaces it.
-            restartTasks([url])  // saved before the file goes
+            move([url], .askedAgainFileWrong)  // saved before the file goes
             done.append("downloads again: \(why)")
         } else if wasDownloading {
-            start(url)
+            move([url], .start)
         }
         if done.isEmpty { done.append(tasks[url]!.state == .finished ? "already downloaded" : "already in the list") }
         return AskAgainOutcome(done: done.joined(separator: ", "), notApplied: problems.isEmpty ? nil : problems.joined(separator: "; "))

@@ -16,12 +16,8 @@ extension DownloadManager {
             let now = clock()
             for (n, item) in removed.enumerated() {
                 let url = item.url
-                // The trash keeps the state a task had (a download goes back to waiting), for
-                // a restore; nothing in it runs or waits for a slot meanwhile.
-                if tasks[url]!.state == .downloading {
-                    engine?.stop(url: url)
-                    setState(url, .waiting)
-                }
+                // Nothing in the trash runs or waits for a slot; see the table for its state.
+                move([url], .trash)
                 tasks[url]!.deletedAt = now.addingTimeInterval(Double(n) * 1e-6)
                 trackState(url, .stopped)
                 markDirty(url)
@@ -45,16 +41,13 @@ extension DownloadManager {
 
     /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
     func eraseTasks(_ urls: [String], keepFinishedFile: Bool) {
-        let files = filesToDelete(of: urls, keepFinished: keepFinishedFile)
-        for url in urls { eraseRecord(url) }
-        deleteAfterSaving(files)
+        move(urls, .purge, keepFinishedFile: keepFinishedFile)
     }
 
     /// Forgets a task's record and place; its files stay.
     func eraseRecord(_ url: String) {
         claims?.set(url, nil)
         progressReset.remove(url)
-        if tasks[url]?.state == .downloading { engine?.stop(url: url) }
         trackState(url, .stopped)
         tasks[url] = nil
         live.forget(url)
@@ -103,7 +96,7 @@ extension DownloadManager {
         // Keep the order the caller gave, skipping anything not in the trash.
         var wanted = Set<String>()
         var restored: [String] = []
-        for url in urls where tasks[url]?.deletedAt != nil && wanted.insert(url).inserted {
+        for url in urls where tasks[url]?.deletedAt != nil && rule(for: url, .restore) != nil && wanted.insert(url).inserted {
             restored.append(url)
         }
         guard !restored.isEmpty else { return [] }

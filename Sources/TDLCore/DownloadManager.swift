@@ -102,20 +102,24 @@ public final class DownloadManager {
         for url in snapshot.activeURLs {
             guard let index = tasks.index(forKey: url) else { continue }
             let wasDownloading = tasks.values[index].state == .downloading
+            // The states change in place, by the lifecycle table's launch rules.
             if restoring {
                 if reconcileFinished(&tasks.values[index]) {
                     dirtyTasks.insert(url)
                 } else if wasDownloading {
                     if crashed { interrupted += 1 }
-                    let waitPaused = crashed && !settings.resumeInterruptedOnLaunch
-                    tasks.values[index].state = waitPaused ? .paused : .waiting
+                    let event: LifecycleEvent = !crashed ? .relaunchAfterCleanQuit
+                        : settings.resumeInterruptedOnLaunch ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
+                    tasks.values[index].state = Self.launchState(of: .downloading, event)
                     dirtyTasks.insert(url)
-                    if !waitPaused && tasks.values[index].deletedAt == nil { runningBefore.append(tasks.values[index]) }
+                    if tasks.values[index].state == .waiting && tasks.values[index].deletedAt == nil {
+                        runningBefore.append(tasks.values[index])
+                    }
                 }
             } else if wasDownloading {
                 // Nothing downloads it while this process reads the session: it waits (as the
                 // store keeps it, so the next launch starts it first again).
-                tasks.values[index].state = .waiting
+                tasks.values[index].state = Self.launchState(of: .downloading, .readWithoutDownloading)
             }
             let state = tasks.values[index].state
             if state.isActive && tasks.values[index].deletedAt == nil { trackState(url, state) }
@@ -135,7 +139,7 @@ public final class DownloadManager {
         engine?.setGlobalRateLimit(settings.globalRateLimit)
         // What was downloading before goes on first, so a relaunch runs the same downloads.
         for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) }) where hasFreeSlot && engine != nil {
-            start(task.url)
+            move([task.url], .start)
         }
         schedule()
         return interrupted
@@ -151,9 +155,9 @@ public final class DownloadManager {
         guard !fm.fileExists(atPath: task.partPath),
               let attributes = try? fm.attributesOfItem(atPath: task.filePath),
               (attributes[.size] as? NSNumber)?.int64Value == size else { return false }
-        task.state = .finished
+        task.state = Self.launchState(of: task.state, .foundFinishedOnDisk)
         task.completedPath = task.filePath
-        return true
+        return task.state == .finished
     }
 
     /// Writes what changed since the last call in one transaction.
@@ -411,13 +415,7 @@ public final class DownloadManager {
     /// ends finished in a moment; a restart after such a pause would pull its file from under it.
     @discardableResult
     public func pauseTasks(_ urls: [String]) -> [String] {
-        var changed: [String] = []
-        for url in urls {
-            guard let task = tasks[url], task.state.isActive, !scheduler.finishing.contains(url) else { continue }
-            if task.state == .downloading { engine?.stop(url: url) }
-            setState(url, .paused)
-            changed.append(url)
-        }
+        let changed = move(urls, .pause)
         finishBatch()
         return changed
     }
@@ -431,24 +429,10 @@ public final class DownloadManager {
         var changed: [String] = []
         restoreToDeleteTasks(urls.filter { isInTrash($0) && tasks[$0]?.state != .finished })
         for url in urls {
-            guard let task = tasks[url], !isInTrash(url), task.state != .finished, task.state != .downloading else { continue }
-            if engine == nil {
-                if task.state != .waiting {
-                    setState(url, .waiting)
-                    changed.append(url)
-                }
-                continue
-            }
-            if task.state == .waiting {
-                if hasFreeSlot { start(url); changed.append(url) }
-                continue
-            }
-            if hasFreeSlot {
-                start(url)
-                changed.append(url)
-            } else if queueIfFull {
-                setState(url, .waiting)
-                changed.append(url)
+            if engine != nil && hasFreeSlot {
+                changed += move([url], .start)
+            } else if engine == nil || queueIfFull {
+                changed += move([url], .queue)
             }
         }
         finishBatch()
@@ -458,14 +442,7 @@ public final class DownloadManager {
     /// Disconnects downloading tasks and cancels waiting ones; returns those that changed.
     @discardableResult
     public func stopTasks(_ urls: [String]) -> [String] {
-        var changed: [String] = []
-        for url in urls {
-            guard let task = tasks[url], task.state == .downloading || task.state == .waiting || task.state == .paused,
-                  !scheduler.finishing.contains(url) else { continue }
-            if task.state == .downloading { engine?.stop(url: url) }
-            setState(url, .stopped)
-            changed.append(url)
-        }
+        let changed = move(urls, .stop)
         finishBatch()
         return changed
     }
@@ -473,17 +450,9 @@ public final class DownloadManager {
     /// Deletes what was downloaded and starts again from zero.
     @discardableResult
     public func restartTasks(_ urls: [String]) -> [String] {
-        // SDE restarts finished or stopped tasks (paused and failed ones are disconnected too);
-        // an active transfer would race the file deletion.
-        let changed = urls.filter { tasks[$0].map { !$0.state.isActive && $0.deletedAt == nil } ?? false }
-        let files = filesToDelete(of: changed, keepFinished: false)
-        for url in changed {
-            resetProgress(url)
-            // Its files go (or were another task's): the next download records a name again.
-            tasks[url]!.finalURL = nil
-            setState(url, .waiting)
-        }
-        deleteAfterSaving(files)
+        // SDE restarts finished or stopped tasks (paused and failed ones too); an active
+        // transfer would race the file deletion.
+        let changed = move(urls, .restart)
         finishBatch()
         return changed
     }
@@ -491,18 +460,9 @@ public final class DownloadManager {
     /// Deletes the files of tasks but keeps their records; returns those whose files went.
     @discardableResult
     public func deleteFilesOfTasks(_ urls: [String]) -> [String] {
-        let known = urls.filter { tasks[$0] != nil }
-        for url in known where tasks[url]!.state == .downloading { engine?.stop(url: url) }
-        let files = filesToDelete(of: known, keepFinished: false)
-        let withFiles = Set(files.map(\.url))
-        // SDE counts a pending task too; a stopped transfer changed in any case.
-        let changed = known.filter { withFiles.contains($0) || tasks[$0]!.state.isActive }
-        for url in changed {
-            resetProgress(url)
-            tasks[url]!.finalURL = nil
-            setState(url, .stopped)
-        }
-        deleteAfterSaving(files)
+        // SDE counts a pending task too: a stopped transfer changed in any case.
+        let withFiles = Set(filesToDelete(of: urls.filter { tasks[$0] != nil }, keepFinished: false).map(\.url))
+        let changed = move(urls.filter { withFiles.contains($0) || tasks[$0]?.state.isActive == true }, .deleteFiles)
         finishBatch()
         return changed
     }
@@ -528,8 +488,7 @@ public final class DownloadManager {
 
     public func resumeAllTasks(underLimit: Bool = true) {
         if !underLimit { settings.maxDownloadCount = 0; markSettingsDirty() }
-        let candidates = listedTasksByAddTime().filter { $0.state == .paused || $0.state == .stopped || $0.state == .failed }
-        for task in candidates { setState(task.url, .waiting) }
+        move(listedTasksByAddTime().map(\.url), .queue)
         finishBatch()
     }
 
@@ -553,10 +512,7 @@ public final class DownloadManager {
         set {
             settings.maxDownloadCount = newValue
             markSettingsDirty()
-            for url in scheduler.excess(over: newValue, addTime: { tasks[$0]?.addTime ?? .distantPast }) {
-                engine?.stop(url: url)
-                setState(url, .waiting)
-            }
+            move(scheduler.excess(over: newValue, addTime: { tasks[$0]?.addTime ?? .distantPast }), .limitLowered)
             finishBatch()
         }
     }
@@ -575,17 +531,8 @@ public final class DownloadManager {
         scheduling = true
         defer { scheduling = false }
         while hasFreeSlot, let url = scheduler.next(canStart: { tasks[$0]?.deletedAt == nil }, entry: waitingEntry) {
-            start(url)
+            move([url], .start)
         }
-    }
-
-    func start(_ url: String) {
-        guard let task = tasks[url] else { return }
-        setState(url, .downloading)
-        live.started(url)
-        progressReset.remove(url)
-        guard let engine else { return }
-        engine.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
     }
 
     func finishBatch() {
@@ -651,16 +598,16 @@ public final class DownloadManager {
             markDirty(url)
             emit(.taskChanged(url))
         case let .finishing(url, started):
-            scheduler.setFinishing(url, started)
+            move([url], started ? .allBytesIn : .checkFailedRetrying)
             if started { finishBatch() }
         case let .finished(url, path, size):
-            guard let before = tasks[url] else { return }
+            guard let before = tasks[url], rule(for: url, .transferFinished) != nil else { return }
             tasks[url]!.completedPath = path
             tasks[url]!.fileName = (path as NSString).lastPathComponent
             tasks[url]!.size = size
             tasks[url]!.received = size
             tasks[url]!.segments = [Segment(start: 0, end: size, done: size)]
-            setState(url, .finished)
+            move([url], .transferFinished)
             if before.deletedAt == nil,
                placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
                 reposition(url)
@@ -668,10 +615,10 @@ public final class DownloadManager {
             emit(.taskSucceeded(url: url, path: path))
             finishBatch()
         case let .failed(url, reason, segments):
-            guard tasks[url] != nil else { return }
+            guard rule(for: url, .transferFailed) != nil else { return }
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
-            setState(url, .failed, reason: reason)
+            move([url], .transferFailed, reason: reason)
             emit(.taskFailed(url: url, reason: reason))
             finishBatch()
         }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Carrying out the lifecycle table (`Lifecycle`): every state change of a task goes through
+/// `move`, so the rules live in the table and their effects here, in one order.
+extension DownloadManager {
+    func phase(of url: String) -> Phase? {
+        tasks[url].map { Phase($0.state, finishing: scheduler.finishing.contains(url)) }
+    }
+
+    /// The move `event` makes for a task where it stands, or nil.
+    func rule(for url: String, _ event: LifecycleEvent) -> Lifecycle.Rule? {
+        guard let phase = phase(of: url) else { return nil }
+        return Lifecycle.rule(for: event, from: phase, inTrash: isInTrash(url))
+    }
+
+    /// Moves each task that has a move for `event` from where it stands, with the move's
+    /// effects; the others stay as they are. Files the moves discard are deleted together,
+    /// after the session stopped naming them. Returns the tasks that moved.
+    @discardableResult
+    func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil, keepFinishedFile: Bool = false) -> [String] {
+        let moves = urls.compactMap { url in rule(for: url, event).map { (url, $0) } }
+        let discarding = moves.filter { $0.1.effects.contains(.discardFiles) }.map(\.0)
+        let files = discarding.isEmpty ? [] : filesToDelete(of: discarding, keepFinished: keepFinishedFile)
+        for (url, rule) in moves { apply(rule, to: url, reason: reason) }
+        deleteAfterSaving(files)
+        return moves.map(\.0)
+    }
+
+    private func apply(_ rule: Lifecycle.Rule, to url: String, reason: FailReason?) {
+        if rule.effects.contains(.stopTransfer) { engine?.stop(url: url) }
+        if rule.effects.contains(.discardFiles) {
+            resetProgress(url)
+            // Its files go (or were another task's): the next download records a name again.
+            tasks[url]!.finalURL = nil
+        }
+        switch rule.target {
+        case .same:
+            markDirty(url)
+        case .removed:
+            eraseRecord(url)
+        case .to(.finishing):
+            scheduler.setFinishing(url, true)
+        case .to(let phase):
+            if phase == .downloading && scheduler.finishing.contains(url) {
+                scheduler.setFinishing(url, false)  // downloads again after a failed check
+            } else {
+                setState(url, phase.state, reason: reason)
+            }
+        }
+        if rule.effects.contains(.startTransfer) { startTransfer(url) }
+    }
+
+    private func startTransfer(_ url: String) {
+        guard let task = tasks[url] else { return }
+        live.started(url)
+        progressReset.remove(url)
+        engine?.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
+    }
+
+    /// The state a launch gives a task read from the session file, by the same table.
+    static func launchState(of state: TaskState, _ event: LifecycleEvent) -> TaskState {
+        guard let rule = Lifecycle.rule(for: event, from: Phase(state, finishing: false), inTrash: true),
+              case .to(let phase) = rule.target else { return state }
+        return phase.state
+    }
+}
