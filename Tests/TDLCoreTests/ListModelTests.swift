@@ -62,7 +62,7 @@ final class ListModelTests: XCTestCase {
         f.manager.changeDisplayNameOfTask(urls[4], to: "zucchini")
         XCTAssertEqual(f.manager.sectionTitles.last, "Z")
         f.assertIndexPathsConsistent()
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         f.manager.moveTask(at: ix(0, 0), to: ix(0, 3))
         f.assertIndexPathsConsistent()
     }
