@@ -39,10 +39,10 @@ public enum ListBenchmark {
         let manager = DownloadManager(identifier: "bench", defaultDirectory: NSTemporaryDirectory())
         manager.downloadNewFileImmediately = false
         manager.isTrashOpened = true
-        for type in [SortType.addTime, .fileSize, .fileName] { manager.setSectioning(true, for: type) }
+        for type in [SortKey.addTime, .fileSize, .fileName] { manager.setSectioning(true, for: type) }
 
         time("populate \(taskCount) tasks", repeatable: false) { manager.reproduceData(count: taskCount, seed: seed) }
-        for type in [SortType.addTime, .fileName, .fileSize, .fileType] {
+        for type in SortKey.allCases {
             for order in [SortOrder.ascending, .descending] {
                 time("sort by \(type.title), \(order.rawValue), sectioned", limit: sortLimitMs) {
                     manager.sortListBy(type: type, order: order)
@@ -54,7 +54,7 @@ public enum ListBenchmark {
             batch += 1
             return (0 ..< addCount).map { "https://bench.example.org/\(seed)/\(batch)/file-\($0).iso" }
         }
-        for type in [SortType.addTime, .fileName] {
+        for type in [SortKey.addTime, .fileName] {
             manager.sortListBy(type: type, order: .ascending)
             var batches = (0 ..< max(1, repetitions)).map { _ in newURLs() }
             time("add \(addCount) URLs (sorted by \(type.title))", limit: addLimitMs) { manager.add(batches.removeLast()) }
@@ -72,7 +72,7 @@ public enum ListBenchmark {
         let doomed = Array(everyURL.prefix(addCount))
         time("delete \(doomed.count) tasks to the trash", repeatable: false) { manager.deleteTasks(doomed) }
         time("restore \(doomed.count) tasks from the trash", repeatable: false) { manager.restoreToDeleteTasks(doomed) }
-        time("switch to manual mode", repeatable: false) { manager.sortListBy(type: .manual) }
+        time("switch to manual mode", repeatable: false) { manager.arrange(.manual) }
         time("switch back to add time, sectioned", limit: sortLimitMs, repeatable: false) { manager.sortListBy(type: .addTime) }
         precondition(found % everyURL.count == 0, "every listed task has an index path")
         return results

@@ -7,11 +7,11 @@ extension DownloadManager {
     /// stopped, paused, failed: nothing starts downloading). The same seed gives the same data.
     /// Shrinking forgets the records at the end of the list but never touches files.
     public func reproduceData(count: Int, seed: UInt64 = 1) {
-        let listed = sections.flatMap { $0 }
+        let listed = list.sections.flatMap { $0 }
         let target = max(0, count)
         if listed.count > target {
             let doomed = Array(listed[target...])
-            _ = removeFromList(doomed)
+            _ = list.remove(doomed)
             for url in doomed { eraseRecord(url) }
             emit(.listChanged)
             return
@@ -59,13 +59,8 @@ extension DownloadManager {
             trackState(task.url, task.state)
             markDirty(task.url)
         }
-        if sortType == .manual {
-            if sections.isEmpty { sections = [[]]; titles = [Self.placeholderTitle] }
-            sections[sections.count - 1].append(contentsOf: newTasks.map(\.url))
-            listChanged()
-        } else {
-            insertSorted(newTasks)
-        }
+        // Arranged by hand, at the end of the list (the place is clamped into the last section).
+        place(newTasks.map(\.url), atManualIndex: ListIndex(section: .max, row: .max))
         emit(.listChanged)
     }
 }

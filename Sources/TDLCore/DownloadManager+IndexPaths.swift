@@ -4,7 +4,7 @@ extension DownloadManager {
     func urls(at indexes: [ListIndex]) -> [String] { indexes.compactMap { url(at: $0) } }
 
     func urls(inSection section: Int) -> [String] {
-        sections.indices.contains(section) ? sections[section] : []
+        list.sections.indices.contains(section) ? list.sections[section] : []
     }
 
     func places(of urls: [String]) -> [ListIndex] { urls.compactMap { indexPath(of: $0) } }

@@ -9,7 +9,7 @@ extension DownloadManager {
     public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
         // A download whose bytes are all in is being made durable and renamed: it ends
         // finished in a moment, and is deleted after that.
-        let removed = removeFromList(urls.filter { !scheduler.finishing.contains($0) })
+        let removed = list.remove(urls.filter { !scheduler.finishing.contains($0) })
         guard !removed.isEmpty else { return [:] }
         if settings.isTrashOpened {
             // A microsecond apart, so the order survives a reload: the last deleted is the newest.
@@ -36,7 +36,7 @@ extension DownloadManager {
 
     @discardableResult
     public func deleteAllTasks(keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        deleteTasks(sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
+        deleteTasks(list.sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
     }
 
     /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
@@ -106,11 +106,7 @@ extension DownloadManager {
             trackState(url, tasks[url]!.state)
             markDirty(url)
         }
-        if sortType == .manual {
-            insertManual(restored, at: location)
-        } else {
-            insertSorted(restored.map { tasks[$0]! })
-        }
+        place(restored, atManualIndex: location)
         emit(.listChanged)
         finishBatch()
         return restored.compactMap { indexPath(of: $0) }

@@ -29,9 +29,7 @@ public final class DownloadManager {
     public let store: SessionStore?
 
     var tasks: [String: DownloadTask] = [:]
-    var sections: [[String]] = [[]]
-    var titles: [String] = [""]
-    var indexCache: [String: ListIndex]?
+    var list: ListModel
     public internal(set) var toDeleteList: [String] = []
     var scheduler = Scheduler()
     /// True inside `schedule`, which an engine event from `start` may call again.
@@ -50,6 +48,7 @@ public final class DownloadManager {
         self.engine = engine
         self.store = store
         self.settings = SessionSettings()
+        list = ListModel(arrangement: settings.arrangement)
         engine?.onEvent = { [weak self] event in self?.handle(event) }
         engine?.isNameTaken = { [weak self] url, path in self?.isNameTaken(path, except: url) ?? false }
     }
@@ -125,10 +124,9 @@ public final class DownloadManager {
             if state.isActive && tasks.values[index].deletedAt == nil { trackState(url, state) }
         }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
-        if settings.sortType == .manual, let layout = snapshot.manualLayout {
-            applyManualLayout(layout)
-        } else {
-            rebuildList()
+        switch settings.arrangement {
+        case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks)
+        case .sorted(let key, let order): list.sort(by: sorter(key, order), tasks: &tasks)
         }
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off.
@@ -170,10 +168,10 @@ public final class DownloadManager {
             }
         }
         dirtyTasks.removeAll()
-        if settings.sortType == .manual, pending.manualLayout == nil, layoutDirty {
-            pending.manualLayout = ManualLayout(sections: sections, titles: titles)
+        if list.arrangement.isManual, pending.manualLayout == nil, list.revision != savedListRevision {
+            pending.manualLayout = list.layout
         }
-        layoutDirty = false
+        savedListRevision = list.revision
         guard !pending.isEmpty else { return }
         let changes = pending
         pending = SessionChanges()
@@ -190,7 +188,8 @@ public final class DownloadManager {
         lastFlush = clock()
     }
 
-    var layoutDirty = false
+    /// The list's revision at the last flush: a layout arranged by hand is saved once it moves on.
+    var savedListRevision = 0
     /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
 
@@ -213,18 +212,17 @@ public final class DownloadManager {
 
     // MARK: - Data source
 
-    public var downloadList: [[String]] { sections }
-    public var sectionTitles: [String] { titles }
-    public var sectionCount: Int { sections.count }
-    public var sortType: SortType { settings.sortType }
-    public var sortOrder: SortOrder { settings.sortOrder }
+    public var downloadList: [[String]] { list.sections }
+    public var sectionTitles: [String] { list.titles }
+    public var sectionCount: Int { list.sections.count }
+    public var arrangement: Arrangement { list.arrangement }
     public var isTrashOpened: Bool {
         get { settings.isTrashOpened }
         set { settings.isTrashOpened = newValue; markSettingsDirty() }
     }
     public var hiddenFileExtension: Bool {
         get { settings.hiddenFileExtension }
-        set { settings.hiddenFileExtension = newValue; markSettingsDirty(); if sortType != .manual { rebuildList() } }
+        set { settings.hiddenFileExtension = newValue; markSettingsDirty(); resort() }
     }
 
     /// Tasks in the list (not the trash).
@@ -242,33 +240,20 @@ public final class DownloadManager {
 
     /// -1 when the section does not exist (SDE's answer).
     public func taskCountInSection(_ section: Int) -> Int {
-        sections.indices.contains(section) ? sections[section].count : -1
+        list.sections.indices.contains(section) ? list.sections[section].count : -1
     }
 
     public func titleForHeaderInSection(_ section: Int) -> String? {
-        guard titles.indices.contains(section), !titles[section].isEmpty else { return nil }
-        return titles[section]
+        guard list.titles.indices.contains(section), !list.titles[section].isEmpty else { return nil }
+        return list.titles[section]
     }
 
     public func task(_ url: String) -> DownloadTask? { tasks[url] }
 
-    public func url(at index: ListIndex) -> String? {
-        guard sections.indices.contains(index.section), sections[index.section].indices.contains(index.row) else { return nil }
-        return sections[index.section][index.row]
-    }
+    public func url(at index: ListIndex) -> String? { list.url(at: index) }
 
     /// O(1) amortized: the map is rebuilt once after each change of the list.
-    public func indexPath(of url: String) -> ListIndex? {
-        if indexCache == nil {
-            var map: [String: ListIndex] = [:]
-            map.reserveCapacity(tasks.count)
-            for (s, section) in sections.enumerated() {
-                for (r, u) in section.enumerated() { map[u] = ListIndex(section: s, row: r) }
-            }
-            indexCache = map
-        }
-        return indexCache![url]
-    }
+    public func indexPath(of url: String) -> ListIndex? { list.indexPath(of: url) }
 
     public func displayName(of url: String) -> String? {
         tasks[url]?.displayName(hidingExtension: settings.hiddenFileExtension)
@@ -376,11 +361,7 @@ public final class DownloadManager {
             trackState(task.url, task.state)
             markDirty(task.url)
         }
-        if sortType == .manual {
-            insertManual(newTasks.map(\.url), at: manualIndex ?? ListIndex(section: 0, row: 0))
-        } else {
-            insertSorted(newTasks)
-        }
+        place(newTasks.map(\.url), atManualIndex: manualIndex ?? ListIndex(section: 0, row: 0))
         emit(.listChanged)
         finishBatch()
         return result

@@ -8,7 +8,7 @@ import Foundation
 /// into one byte buffer so a 100,000-task sort compares bytes with `memcmp` and allocates
 /// nothing per comparison (Swift's `String <` is several times slower).
 struct ListSorter {
-    let type: SortType
+    let key: SortKey
     let order: SortOrder
     let hidingExtension: Bool
     let isSectioned: Bool
@@ -16,11 +16,11 @@ struct ListSorter {
     let dayBounds: (today: Double, yesterday: Double, week: Double, month: Double)
 
     /// `startOfToday` is the start of the current day in the user's calendar.
-    init(type: SortType, order: SortOrder, sectioning: SectioningOptions, hidingExtension: Bool, startOfToday: Date) {
-        self.type = type
+    init(key: SortKey, order: SortOrder, sectioning: SectioningOptions, hidingExtension: Bool, startOfToday: Date) {
+        self.key = key
         self.order = order
         self.hidingExtension = hidingExtension
-        self.isSectioned = sectioning.isOn(for: type)
+        self.isSectioned = sectioning.isOn(for: key)
         let today = startOfToday.timeIntervalSinceReferenceDate
         dayBounds = (today, today - 86_400, today - 7 * 86_400, today - 30 * 86_400)
     }
@@ -36,24 +36,22 @@ struct ListSorter {
     /// The title of the section with this rank ("" when the list is not sectioned).
     func title(ofRank rank: Int) -> String {
         guard isSectioned else { return "" }
-        switch type {
+        switch key {
         case .addTime: return Self.addTimeTitles[rank]
         case .fileSize: return Self.fileSizeTitles[rank]
         case .fileName: return Self.fileNameTitles[rank]
         case .fileType: return FileType.allCases[rank].rawValue
-        case .manual: return ""
         }
     }
 
     /// The inverse of `title(ofRank:)`; nil for a title this sort never produces.
     func rank(ofTitle title: String) -> Int? {
         guard isSectioned else { return title.isEmpty ? 0 : nil }
-        switch type {
+        switch key {
         case .addTime: return Self.addTimeTitles.firstIndex(of: title)
         case .fileSize: return Self.fileSizeTitles.firstIndex(of: title)
         case .fileName: return Self.fileNameTitles.firstIndex(of: title)
         case .fileType: return FileType.allCases.firstIndex { $0.rawValue == title }
-        case .manual: return nil
         }
     }
 
@@ -80,6 +78,9 @@ struct ListSorter {
 
     // MARK: - Keys
 
+    /// The name and type sorts compare tasks' folded names (see `SortName`).
+    var comparesNames: Bool { key == .fileName || key == .fileType }
+
     /// One task's place in the order (used for single inserts; `arrange` packs the same data).
     struct TaskKey {
         var rank: Int
@@ -92,8 +93,8 @@ struct ListSorter {
     /// section rank and sorted number.
     @inline(__always)
     func fill(_ task: DownloadTask, name: inout [UInt8]) -> (rank: Int, number: Double) {
-        switch type {
-        case .addTime, .manual:
+        switch key {
+        case .addTime:
             let time = task.addTime.timeIntervalSinceReferenceDate
             return (isSectioned ? addTimeRank(time) : 0, time)
         case .fileSize:
@@ -108,7 +109,7 @@ struct ListSorter {
     func fill(_ sortName: SortName, name: inout [UInt8]) -> (rank: Int, number: Double) {
         let start = name.count
         name.append(contentsOf: sortName.bytes(hidingExtension: hidingExtension))
-        if type == .fileType { return (sortName.fileType.rank, 0) }
+        if key == .fileType { return (sortName.fileType.rank, 0) }
         return (isSectioned ? Self.fileNameRank(firstByte: name.count > start ? name[start] : nil) : 0, 0)
     }
 
@@ -205,15 +206,15 @@ struct ListSorter {
         var urls: [String] = []
         entries.reserveCapacity(tasks.count)
         urls.reserveCapacity(tasks.count)
-        if type == .fileName || type == .fileType { names.reserveCapacity(tasks.count * 24) }
+        if comparesNames { names.reserveCapacity(tasks.count * 24) }
         // Two passes: a tight loop that reads only the fields the order needs, then the keys.
         var times: [Double] = [], sizes: [Int64?] = [], sortNames: [SortName] = []
         // Fields are read in place through the index: binding each task to a variable would
         // copy it (retains), the main cost of sorting 100,000 tasks.
         var position = tasks.values.startIndex
         let end = tasks.values.endIndex
-        switch type {
-        case .addTime, .manual:
+        switch key {
+        case .addTime:
             times.reserveCapacity(tasks.count)
             while position != end {
                 if tasks.values[position].deletedAt == nil {
@@ -245,8 +246,8 @@ struct ListSorter {
         for index in urls.indices {
             let start = names.count
             let (rank, number): (Int, Double)
-            switch type {
-            case .addTime, .manual:
+            switch key {
+            case .addTime:
                 (rank, number) = (isSectioned ? addTimeRank(times[index]) : 0, times[index])
             case .fileSize:
                 (rank, number) = (isSectioned ? Self.fileSizeRank(sizes[index]) : 0, Double(sizes[index] ?? -1))

@@ -24,7 +24,7 @@ public final class ManagerRegistry {
         if let existing = managers[identifier] { return existing }
         let manager = DownloadManager(identifier: identifier, defaultDirectory: defaultDirectory,
                                       engine: makeEngine(identifier), store: makeStore(identifier))
-        if manualMode { manager.sortListBy(type: .manual) }
+        if manualMode { manager.arrange(.manual) }
         managers[identifier] = manager
         creationOrder.append(identifier)
         return manager

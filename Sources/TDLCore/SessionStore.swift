@@ -2,8 +2,7 @@ import Foundation
 
 /// The user's settings for one session, persisted with it.
 public struct SessionSettings: Equatable, Sendable {
-    public var sortType: SortType = .addTime
-    public var sortOrder: SortOrder = .ascending
+    public var arrangement = Arrangement.sorted(.addTime, .ascending)
     public var sectioning = SectioningOptions()
     public var hiddenFileExtension = false
     public var maxDownloadCount = 3

@@ -9,8 +9,7 @@ enum SettingsRecord {
             values[row[0]] = row[1]
         }
         var s = SessionSettings()
-        if let v = values["sortType"], let t = SortType(rawValue: v) { s.sortType = t }
-        if let v = values["sortOrder"], let o = SortOrder(rawValue: v) { s.sortOrder = o }
+        s.arrangement = arrangement(sortType: values["sortType"], sortOrder: values["sortOrder"])
         if let v = values["sectioningAddTime"] { s.sectioning.addTime = v == "1" }
         if let v = values["sectioningFileSize"] { s.sectioning.fileSize = v == "1" }
         if let v = values["sectioningFileName"] { s.sectioning.fileName = v == "1" }
@@ -28,10 +27,21 @@ enum SettingsRecord {
         return s
     }
 
+    /// The arrangement is stored as tdl always stored its sort: `sortType` is "manual" or a sort
+    /// key, `sortOrder` a sorted list's order. Sessions from before the arrangement was a type of
+    /// its own stored an order with "manual" too (the order a later sort took); it is dropped.
+    static let manualSortType = "manual"
+
+    static func arrangement(sortType: String?, sortOrder: String?) -> Arrangement {
+        if sortType == manualSortType { return .manual }
+        let key = sortType.flatMap(SortKey.init(rawValue:)) ?? .addTime
+        return .sorted(key, sortOrder.flatMap(SortOrder.init(rawValue:)) ?? .ascending)
+    }
+
     static func save(_ s: SessionSettings, _ db: Database, session: String) throws {
         let flag: (Bool) -> String = { $0 ? "1" : "0" }
         let pairs: [(String, String?)] = [
-            ("sortType", s.sortType.rawValue), ("sortOrder", s.sortOrder.rawValue),
+            ("sortType", s.arrangement.sortKey?.rawValue ?? manualSortType), ("sortOrder", s.arrangement.sortOrder?.rawValue),
             ("sectioningAddTime", flag(s.sectioning.addTime)), ("sectioningFileSize", flag(s.sectioning.fileSize)),
             ("sectioningFileName", flag(s.sectioning.fileName)), ("hiddenFileExtension", flag(s.hiddenFileExtension)),
             ("maxDownloadCount", String(s.maxDownloadCount)), ("isTrashOpened", flag(s.isTrashOpened)),

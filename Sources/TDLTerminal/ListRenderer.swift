@@ -104,7 +104,7 @@ struct ListRenderer {
             let n = manager.toDeleteList.count
             if n > 0 { header.counts = .init(full: "\(n) in the trash", short: "\(n) in the trash") }
         } else {
-            let sort = manager.sortType.title + (manager.sortType == .manual ? "" : manager.sortOrder == .ascending ? " ↑" : " ↓")
+            let sort = manager.arrangement.title + (manager.arrangement.sortOrder.map { $0 == .ascending ? " ↑" : " ↓" } ?? "")
             header.order = .init(full: "sort: " + sort, short: sort)
             let counts = manager.counts
             let states = [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished].filter { counts[$0] != nil }

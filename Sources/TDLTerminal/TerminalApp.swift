@@ -156,7 +156,7 @@ public final class TerminalApp {
         case .saveFailed(let problem):  // no row of its own: the message line says it
             say(problem, error: true)
         case .taskSucceeded(let url, _):
-            if manager.sortType != .manual { entriesStale = true }
+            if !manager.arrangement.isManual { entriesStale = true }
             _ = url
         case .taskFailed(let url, let reason):
             say("\(ScreenText.clean(manager.displayName(of: url) ?? URLCheck.withoutPassword(url))): \(reason.message)", error: true)
@@ -428,30 +428,30 @@ public final class TerminalApp {
             marked.removeAll()
             say("restored " + Phrase.downloads(n))
         case .cycleSort:
-            let all = SortType.allCases
-            let next = all[(all.firstIndex(of: manager.sortType)! + 1) % all.count]
-            manager.sortListBy(type: next, order: manager.sortOrder)
-            say(next == .manual ? "manual order" : "sorted by \(next.title)")
+            // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
+            let cycle: [SortKey?] = [nil] + SortKey.allCases
+            let next = cycle[(cycle.firstIndex(of: manager.arrangement.sortKey)! + 1) % cycle.count]
+            manager.arrange(next.map { .sorted($0, manager.arrangement.sortOrder ?? .ascending) } ?? .manual)
+            say(next.map { "sorted by \($0.title)" } ?? "manual order")
         case .flipOrder:
             // Manual order is the user's own: there is nothing to turn around.
-            guard manager.sortType != .manual else { return say("manual order has no direction: J and K move a task") }
-            manager.sortListBy(type: manager.sortType, order: manager.sortOrder.flipped)
+            guard case .sorted(let key, let order) = manager.arrangement else { return say("manual order has no direction: J and K move a task") }
+            manager.sortListBy(type: key, order: order.flipped)
         case .toggleSectioning:
-            let type = manager.sortType
-            let on = !manager.settings.sectioning.isOn(for: type)
-            guard type != .manual && type != .fileType else { return say("this sort has fixed sections") }
-            manager.setSectioning(on, for: type)
+            guard let key = manager.arrangement.sortKey, key != .fileType else { return say("this sort has fixed sections") }
+            let on = !manager.settings.sectioning.isOn(for: key)
+            manager.setSectioning(on, for: key)
             say("sections \(on ? "on" : "off")")
         case .moveTaskDown, .moveTaskUp:
             moveTask(down: action == .moveTaskDown)
         case .newSection:
-            guard manager.sortType == .manual else { return say("sections can be added in manual sort (press s)") }
+            guard manager.arrangement.isManual else { return say("sections can be added in manual sort (press s)") }
             prompt = Prompt(purpose: .newSection, label: "New section title: ")
         case .rename:
             guard let entry = entries.indices.contains(selected) ? entries[selected] : nil else { return }
             switch entry {
             case .section(let index, let title, _):
-                guard manager.sortType == .manual else { return say("section titles can be changed in manual sort") }
+                guard manager.arrangement.isManual else { return say("section titles can be changed in manual sort") }
                 prompt = Prompt(purpose: .sectionTitle(index), label: "Section title: ", text: title)
             case .task(let url):
                 prompt = Prompt(purpose: .rename(url), label: "Name: ", text: manager.displayName(of: url) ?? "")
@@ -486,7 +486,7 @@ public final class TerminalApp {
     }
 
     func moveTask(down: Bool) {
-        guard manager.sortType == .manual else { return say("tasks can be moved in manual sort (press s)") }
+        guard manager.arrangement.isManual else { return say("tasks can be moved in manual sort (press s)") }
         guard let url = currentURL, let from = manager.indexPath(of: url) else { return }
         var to = from
         to.row += down ? 1 : -1

@@ -25,9 +25,10 @@ struct ListCommand: ParsableCommand {
 
     enum ListSort: String, ExpressibleByArgument, CaseIterable {
         case manual, time, name, size, type
-        var sortType: SortType {
+        /// Nil for manual order.
+        var sortKey: SortKey? {
             switch self {
-            case .manual: return .manual
+            case .manual: return nil
             case .time: return .addTime
             case .name: return .fileName
             case .size: return .fileSize
@@ -50,8 +51,10 @@ struct ListCommand: ParsableCommand {
         let manager = session.manager
         // Sorted in memory only: listing never writes the session.
         if sort != nil || order != nil {
-            let type = sort?.sortType ?? manager.sortType
-            manager.sortListBy(type: type, order: order.map { $0 == .asc ? .ascending : .descending } ?? manager.sortOrder)
+            // The option's key (nil: manual order), else the session's.
+            let key: SortKey? = sort.map(\.sortKey) ?? manager.arrangement.sortKey
+            let order = self.order.map { $0 == .asc ? SortOrder.ascending : .descending } ?? manager.arrangement.sortOrder ?? .ascending
+            manager.arrange(key.map { .sorted($0, order) } ?? .manual)
         }
         // States, progress and speeds from the tdl that runs the session, when one does.
         var live: [String: TaskStatus] = [:]

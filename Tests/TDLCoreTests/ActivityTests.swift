@@ -163,7 +163,7 @@ final class ActivityTests: XCTestCase {
     func testManualLayoutSurvivesALoad() throws {
         let folder = NSTemporaryDirectory()
         var settings = SessionSettings()
-        settings.sortType = .manual
+        settings.arrangement = .manual
         let tasks = ["x", "y", "z"].map { DownloadTask(url: "https://example.com/\($0)", fileName: $0, directory: folder, state: .stopped) }
         let layout = ManualLayout(sections: [["https://example.com/z", "https://example.com/gone"], ["https://example.com/x"]], titles: ["One", "Two", "Extra"])
         let manager = DownloadManager(defaultDirectory: folder, store: FakeStore(SessionSnapshot(tasks: tasks, settings: settings, manualLayout: layout)))

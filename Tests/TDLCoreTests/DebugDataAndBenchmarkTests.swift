@@ -38,7 +38,7 @@ final class DebugDataAndBenchmarkTests: XCTestCase {
 
     func testReproduceDataInManualMode() {
         let f = Fixture()
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         f.add(["mine"])
         f.manager.reproduceData(count: 20)
         XCTAssertEqual(f.manager.sectionCount, 1)

@@ -5,7 +5,7 @@ import XCTest
 final class ManualModeTests: XCTestCase {
     func manualFixture() -> Fixture {
         let f = Fixture(limit: 0)
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         f.manager.changeTitleOfSection(0, to: "Inbox")
         return f
     }

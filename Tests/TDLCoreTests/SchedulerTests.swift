@@ -181,8 +181,8 @@ final class SchedulerTests: XCTestCase {
         let home = registry.manager(identifier: "home", manualMode: true)
         XCTAssertTrue(registry.manager(identifier: "work") === work)
         XCTAssertEqual(registry.identifiers, ["work", "home"])
-        XCTAssertEqual(home.sortType, .manual)
-        XCTAssertEqual(work.sortType, .addTime)
+        XCTAssertEqual(home.arrangement, .manual)
+        XCTAssertEqual(work.arrangement, .sorted(.addTime, .ascending))
         work.maxDownloadCount = 1
         home.maxDownloadCount = 2
         work.add(["https://example.com/1", "https://example.com/2"])

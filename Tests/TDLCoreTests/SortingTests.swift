@@ -10,7 +10,7 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.listNames, [["10.iso", "Alpha.iso", "beta.iso", "delta.iso", "eagle.iso", "Éclair.iso"]])
         f.manager.sortListBy(type: .fileName, order: .descending)
         XCTAssertEqual(f.listNames, [["Éclair.iso", "eagle.iso", "delta.iso", "beta.iso", "Alpha.iso", "10.iso"]])
-        XCTAssertEqual(f.manager.sortOrder, .descending)
+        XCTAssertEqual(f.manager.arrangement, .sorted(.fileName, .descending))
     }
 
     func testIndexingFileNames() {
@@ -99,7 +99,7 @@ final class SortingTests: XCTestCase {
 
     /// New tasks land exactly where a full re-sort puts them, in every sort and order.
     func testIncrementalInsertMatchesAFullSort() {
-        for type in [SortType.addTime, .fileName, .fileSize, .fileType] {
+        for type in SortKey.allCases {
             for order in [SortOrder.ascending, .descending] {
                 for sectioned in [false, true] {
                     let f = Fixture(limit: 1)
@@ -127,7 +127,7 @@ final class SortingTests: XCTestCase {
 
     func testManualToPredefinedLosesTitlesAndBackMergesIntoOneSection() {
         let f = Fixture()
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         XCTAssertEqual(f.manager.sectionTitles, ["Downloads"])
         f.manager.add([Fixture.url("b.mp3")], inManualModeAtSection: 0, withTitle: "Music")
         f.manager.add([Fixture.url("a.png"), Fixture.url("c.png")], inManualModeAtSection: 1, withTitle: "Pictures")
@@ -139,10 +139,10 @@ final class SortingTests: XCTestCase {
 
         f.manager.sortListBy(type: .fileType)
         XCTAssertEqual(f.manager.sectionTitles, ["Image", "Audio"])
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         XCTAssertEqual(f.manager.sectionTitles, ["Downloads"], "one section with a placeholder title")
         XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "in the order it was shown")
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "manual to manual changes nothing")
     }
 
@@ -161,7 +161,7 @@ final class SortingTests: XCTestCase {
         let m = f.manager
         m.sortListBy(order: .ascending, taskTrait: { m.info(ofTask: $0, about: "singer") },
                      taskAscending: { m.info(ofTask: $0, about: "year")! < m.info(ofTask: $1, about: "year")! })
-        XCTAssertEqual(m.sortType, .manual)
+        XCTAssertEqual(m.arrangement, .manual)
         XCTAssertEqual(m.sectionTitles, ["ABBA", "Queen", "Downloads"])
         XCTAssertEqual(f.listNames, [["s5.mp3", "s2.mp3"], ["s3.mp3", "s1.mp3"], ["s4.mp3"]])
 

@@ -38,7 +38,7 @@ final class TrashTests: XCTestCase {
 
     func testRestoreInManualModeKeepsTheGivenOrderAtTheLocation() {
         let f = Fixture(trash: true)
-        f.manager.sortListBy(type: .manual)
+        f.manager.arrange(.manual)
         let urls = f.add(["a", "b", "c", "d"])  // each on top: d c b a
         f.manager.deleteTasks([urls[0], urls[2]])
         XCTAssertEqual(f.manager.downloadList, [[urls[3], urls[1]]])

@@ -54,8 +54,7 @@ final class SessionStoreTests: XCTestCase {
 
     func testSettingsAndManualLayoutRoundTrip() throws {
         var settings = SessionSettings()
-        settings.sortType = .manual
-        settings.sortOrder = .descending
+        settings.arrangement = .manual
         settings.sectioning = SectioningOptions(addTime: true, fileSize: false, fileName: true)
         settings.maxDownloadCount = 7
         settings.isTrashOpened = false
@@ -74,6 +73,35 @@ final class SessionStoreTests: XCTestCase {
         let loaded = try SQLiteSessionStore(path: dbPath).load()
         XCTAssertEqual(loaded.settings, settings)
         XCTAssertEqual(loaded.manualLayout, layout)
+    }
+
+    /// Sessions saved while manual was one of the sort types stored an order with it too: they
+    /// load arranged by hand, and the other sort types as a sorted arrangement with their order.
+    func testSortSettingsWrittenTheOldWayLoadAsArrangements() throws {
+        let old: [(session: String, sortType: String, sortOrder: String, arrangement: Arrangement)] = [
+            ("byHand", "manual", "descending", .manual),
+            ("byName", "fileName", "descending", .sorted(.fileName, .descending)),
+            ("byType", "fileType", "ascending", .sorted(.fileType, .ascending)),
+        ]
+        try SQLiteSessionStore(path: dbPath).dbQueue.write { db in
+            for row in old {
+                try db.execute(sql: "INSERT INTO setting (session, key, value) VALUES (?, 'sortType', ?), (?, 'sortOrder', ?)",
+                               arguments: [row.session, row.sortType, row.session, row.sortOrder])
+            }
+        }
+        for row in old {
+            let store = try SQLiteSessionStore(path: dbPath, session: row.session)
+            XCTAssertEqual(try store.load().settings.arrangement, row.arrangement, row.session)
+            // Saved again, each reads back the same; arranged by hand, without an order.
+            var changes = SessionChanges()
+            changes.settings = try store.load().settings
+            try store.commit(changes)
+            XCTAssertEqual(try store.load().settings.arrangement, row.arrangement, row.session)
+        }
+        let orders = try SQLiteSessionStore(path: dbPath).dbQueue.read { db in
+            try String.fetchAll(db, sql: "SELECT session FROM setting WHERE key = 'sortOrder' ORDER BY session")
+        }
+        XCTAssertEqual(orders, ["byName", "byType"])
     }
 
     func testProgressCheckpointUpdatesOnlySegments() throws {
@@ -321,7 +349,7 @@ final class SessionStoreTests: XCTestCase {
         let loaded = try SQLiteSessionStore(path: dbPath).load()
         XCTAssertEqual(Array(loaded.tasks.keys), ["http://127.0.0.1/old.iso"])
         XCTAssertEqual(loaded.tasks.values.first?.segments.first?.done, 1000)
-        XCTAssertEqual(loaded.settings.sortType, .fileSize)
+        XCTAssertEqual(loaded.settings.arrangement, .sorted(.fileSize, .ascending))
     }
 
     func testTheFirstSchemasOptionColumnsMoveIntoTheOptions() throws {

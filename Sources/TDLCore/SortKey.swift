@@ -1,6 +1,5 @@
-/// How the list is ordered. `.manual` is the user's own arrangement; the rest are predefined.
-public enum SortType: String, Sendable, CaseIterable, Codable {
-    case manual
+/// The predefined keys a list can be sorted by (see `Arrangement`).
+public enum SortKey: String, Sendable, CaseIterable, Codable {
     case addTime
     case fileName
     case fileSize
@@ -8,7 +7,6 @@ public enum SortType: String, Sendable, CaseIterable, Codable {
 
     public var title: String {
         switch self {
-        case .manual: return "manual"
         case .addTime: return "add time"
         case .fileName: return "name"
         case .fileSize: return "size"
@@ -39,13 +37,12 @@ public struct SectioningOptions: Equatable, Sendable {
         self.fileName = fileName
     }
 
-    public func isOn(for type: SortType) -> Bool {
-        switch type {
+    public func isOn(for key: SortKey) -> Bool {
+        switch key {
         case .addTime: return addTime
         case .fileSize: return fileSize
         case .fileName: return fileName
         case .fileType: return true
-        case .manual: return false
         }
     }
 }
