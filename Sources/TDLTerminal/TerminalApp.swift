@@ -4,29 +4,31 @@ import TDLCore
 import Glibc
 #endif
 
-/// Set from signal handlers; read by the loop.
-nonisolated(unsafe) private var receivedSignal: Int32 = 0
-
-/// The full-screen list's loop: it waits on the network and the keyboard at once; keys and
-/// the manager's events give reactions, applied here in one place; the screen is drawn only
-/// when something changed (at most ten frames a second), and the terminal is restored on
-/// every way out.
+/// The full-screen list's loop: each turn of its owner's loop waits on the network, the
+/// control socket and the keyboard at once; keys and the manager's events give reactions,
+/// applied here in one place; the screen is drawn only when something changed (at most ten
+/// frames a second), and the terminal is restored on every way out.
 public final class TerminalApp {
     public struct Options {
+        /// One turn of the owner's loop: waits at most `timeoutMs` on the transfers, the
+        /// owner's descriptors and `watching`, and serves the requests of other tdl commands.
+        /// Returns the ready descriptors, and one line per change made for those requests
+        /// (for the message line).
+        public var turn: (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String])
+        /// Whether a signal asked the owner's loop to end: the list then quits as q does.
+        public var interrupted: () -> Bool
         /// A script of keys and commands (TDL_SCRIPT) instead of a keyboard, on a headless screen.
         public var scriptPath: String?
         public var headlessSize = (rows: 24, columns: 80)
         public var colors = true
         /// Shown once on the message line at start ("restored 2 interrupted downloads").
         public var startMessage: String?
-        /// Descriptors the loop also waits on, asked anew on each turn (the control socket and
-        /// its connections come and go), and what to do on each turn with the ready ones
-        /// among them: it runs when none is ready too, so that what waited too long can be
-        /// dropped. The returned lines, one per change made, go to the message line.
-        public var watchedFDs: () -> [WatchedFD] = { [] }
-        public var onTurn: ((Set<Int32>) -> [String])?
 
-        public init() {}
+        public init(turn: @escaping (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String]),
+                    interrupted: @escaping () -> Bool) {
+            self.turn = turn
+            self.interrupted = interrupted
+        }
     }
 
     let manager: DownloadManager
@@ -47,7 +49,8 @@ public final class TerminalApp {
         self.options = options
     }
 
-    /// Runs until the user quits; the terminal is restored on return.
+    /// Runs until the user quits or a signal comes; the session is saved and the terminal
+    /// restored on return.
     public func run() {
         if let path = options.scriptPath {
             script = ScriptRunner(path: path)
@@ -56,7 +59,6 @@ public final class TerminalApp {
             curses = Curses(headless: nil, colors: options.colors)
         }
         drawer = ScreenDrawer(curses: curses, manager: manager)
-        installSignalHandlers()
         defer { curses.end() }
         if let startMessage = options.startMessage { state.say(startMessage) }
         let events = EventHandler(manager: manager, state: state)
@@ -64,11 +66,8 @@ public final class TerminalApp {
         var stdinOpen = script == nil
         while !quitting {
             let frameDue = needsDraw || manager.isBusy
-            let timeout = frameDue ? 100 : 1000
-            var fds = options.watchedFDs()
-            if stdinOpen { fds.append(.reading(0)) }
-            let ready = manager.runOnce(timeoutMs: script != nil ? 10 : timeout, watching: fds)
-            if ready.contains(0) {
+            let turn = options.turn(script != nil ? 10 : (frameDue ? 100 : 1000), stdinOpen ? [.reading(0)] : [])
+            if turn.ready.contains(0) {
                 var gotKey = false
                 while let key = curses.readKey() {
                     gotKey = true
@@ -77,11 +76,11 @@ public final class TerminalApp {
                 // Readable without a key means end of input: stop polling it, or it spins.
                 if !gotKey && isStdinClosed() { stdinOpen = false }
             }
-            if let notes = options.onTurn?(ready), !notes.isEmpty {
-                state.say(notes.joined(separator: "; "))
+            if !turn.notes.isEmpty {
+                state.say(turn.notes.joined(separator: "; "))
                 apply([.redraw, .rebuildRows])
             }
-            if receivedSignal != 0 { quitting = true }
+            if options.interrupted() { quitting = true }
             if let script { runScript(script) }
             if manager.isBusy { needsDraw = true }
             drawIfDue()
@@ -93,20 +92,6 @@ public final class TerminalApp {
     func isStdinClosed() -> Bool {
         var pfd = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
         return poll(&pfd, 1, 0) > 0 && (pfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
-    }
-
-    func installSignalHandlers() {
-        let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal = signal }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-        signal(SIGHUP, handler)
-        // A crash must not leave the terminal raw: restore it, then die as we would have.
-        let fatal: @convention(c) (Int32) -> Void = { sig in
-            Curses.restore()
-            signal(sig, SIG_DFL)
-            raise(sig)
-        }
-        for sig in [SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(sig, fatal) }
     }
 
     func handle(_ key: Key) {
