@@ -53,6 +53,7 @@ let package = Package(
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
+        .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
