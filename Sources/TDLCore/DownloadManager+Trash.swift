@@ -7,11 +7,25 @@ extension DownloadManager {
     /// deleted task's former place.
     @discardableResult
     public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
+        deleteTasks(urls, keepFinishedFile: keepFinishedFile, intoTrash: settings.isTrashOpened)
+    }
+
+    /// Forgets tasks for good, from the list or the trash: their records, their part files,
+    /// and a finished file unless `keepFinishedFile`. Returns those forgotten.
+    @discardableResult
+    public func purgeTasks(_ urls: [String], keepFinishedFile: Bool) -> [String] {
+        let trashed = urls.filter(isInTrash)
+        let fromTrash = cleanupToDeleteTasks(trashed, keepFinishedFile: keepFinishedFile)
+        let fromList = deleteTasks(urls.filter { tasks[$0] != nil && !isInTrash($0) }, keepFinishedFile: keepFinishedFile, intoTrash: false)
+        return urls.filter { fromTrash[$0] != nil || fromList[$0] != nil }
+    }
+
+    private func deleteTasks(_ urls: [String], keepFinishedFile: Bool, intoTrash: Bool) -> [String: ListIndex] {
         // A download whose bytes are all in is being made durable and renamed: it ends
         // finished in a moment, and is deleted after that.
         let removed = list.remove(urls.filter { !scheduler.finishing.contains($0) })
         guard !removed.isEmpty else { return [:] }
-        if settings.isTrashOpened {
+        if intoTrash {
             // A microsecond apart, so the order survives a reload: the last deleted is the newest.
             let now = clock()
             for (n, item) in removed.enumerated() {

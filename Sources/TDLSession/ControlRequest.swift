@@ -5,20 +5,23 @@ import TDLCore
 /// tdl (through the control socket) or, when none runs, on the saved session.
 public struct ControlRequest: Codable {
     public enum Command: String, Codable {
-        case add, pause, resume, stop, restart, remove, status
+        case add, pause, resume, stop, restart, remove, purge, status
     }
 
     public var command: Command
     /// The URLs, each with the options an `add` gives it (the other commands read only URLs).
     public var items: [DownloadRequest]
+    /// Every download the command can act on, instead of `items` (pause and resume).
+    public var all: Bool?
 
     public init(command: Command, items: [DownloadRequest]) {
         self.command = command
         self.items = items
     }
 
-    public init(command: Command, urls: [String]) {
+    public init(command: Command, urls: [String], all: Bool = false) {
         self.init(command: command, items: urls.map { DownloadRequest(url: $0) })
+        self.all = all ? true : nil
     }
 }
 
@@ -55,7 +58,14 @@ public struct TaskStatus: Codable {
 public enum ControlActions {
     public static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
         var reply = ControlReply()
-        let urls = request.items.map(\.url)
+        var urls = request.items.map(\.url)
+        if request.all == true {
+            urls += everyTask(request.command, in: manager)
+            if urls.isEmpty {
+                reply.problems.append("nothing to \(request.command.rawValue): no download in the list can change")
+                reply.status = ExitStatus.downloadFailed
+            }
+        }
         let unknown = request.command == .add ? [] : urls.filter { manager.task($0) == nil }
         for url in unknown {
             reply.problems.append("not in the session: \(ScreenSafe.url(url))")
@@ -65,8 +75,13 @@ public enum ControlActions {
         func report(_ verb: String, _ changed: [String]) {
             let changedSet = Set(changed)
             for url in known {
-                reply.lines.append(changedSet.contains(url) ? "\(verb) \(ScreenSafe.url(url))"
-                                                            : "unchanged (\(stateWord(manager, url))) \(ScreenSafe.url(url))")
+                if changedSet.contains(url) {
+                    reply.lines.append("\(verb) \(ScreenSafe.url(url))")
+                } else {
+                    reply.lines.append("unchanged (\(stateWord(manager, url))) \(ScreenSafe.url(url))")
+                    // Asked for and not done: a script must not read it as done.
+                    if reply.status == ExitStatus.ok { reply.status = ExitStatus.downloadFailed }
+                }
             }
             if !changed.isEmpty { reply.note = "\(verb) \(countOf(changed.count)) from another tdl" }
         }
@@ -90,6 +105,8 @@ public enum ControlActions {
             report("restarted", manager.restartTasks(known))
         case .remove:
             report("moved to the trash", Array(manager.deleteTasks(known, keepFinishedFile: true).keys))
+        case .purge:
+            report("deleted for good", manager.purgeTasks(known, keepFinishedFile: true))
         case .status:
             // Unnamed: the waiting and downloading ones, the only states a saved session may not
             // show as they are (and a short answer even in a list of 100,000).
@@ -102,6 +119,17 @@ public enum ControlActions {
             reply.status = ExitStatus.session
         }
         return reply
+    }
+
+    /// What `--all` means for a command: the listed downloads it can change.
+    static func everyTask(_ command: ControlRequest.Command, in manager: DownloadManager) -> [String] {
+        let states: Set<TaskState>
+        switch command {
+        case .pause: states = [.waiting, .downloading]
+        case .resume: states = [.paused, .stopped, .failed]
+        default: return []
+        }
+        return manager.unfinishedList.filter { manager.state(of: $0).map(states.contains) == true }
     }
 
     public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {

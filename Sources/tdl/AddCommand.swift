@@ -10,11 +10,12 @@ struct AddCommand: ParsableCommand {
         discussion: """
             When a tdl runs the session (the full-screen list or tdl get), the URLs go to it and \
             start there; otherwise they are saved and the next tdl that runs downloads them. \
-            \(ExitStatus.help)
+            \(ExitStatus.addHelp)
             """
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var folder: FolderOption
 
     @Argument(help: "URLs to add.")
     var urls: [String] = []
@@ -24,16 +25,21 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
+        var problems: [String] = []
         do {
             if let inputFile {
                 let input = try InputFile.read(inputFile)
-                input.problems.forEach(warn)
+                problems = input.problems
+                problems.forEach(warn)
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            let folder = DownloadOptions(directory: global.dir.map(Paths.absolute))
+            let folder = DownloadOptions(directory: folder.dir.map(Paths.absolute))
             let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: folder)) }
-            SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
+            var reply = try SessionRoute.run(ControlRequest(command: .add, items: items), options: global)
+            // The rest is added; a line that could not be used still fails the command.
+            if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
+            SessionRoute.finish(reply)
         } catch {
             fail(with: error)
         }

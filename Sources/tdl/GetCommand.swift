@@ -14,6 +14,7 @@ struct GetCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var folder: FolderOption
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
@@ -95,7 +96,7 @@ struct GetCommand: ParsableCommand {
         for problem in problems { warn(problem) }
         let session: Session
         do {
-            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
@@ -211,7 +212,7 @@ extension GetCommand {
     /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
     /// and this command's where it gives none. `-d` is also the session's folder from now on.
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
-        let given = DownloadOptions(directory: global.dir.map(Paths.absolute), checksum: checksum.flatMap(Checksum.init),
+        let given = DownloadOptions(directory: folder.dir.map(Paths.absolute), checksum: checksum.flatMap(Checksum.init),
                                     rateLimit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }

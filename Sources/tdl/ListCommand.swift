@@ -6,7 +6,8 @@ import TDLSession
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Print the session's downloads, one line each, grouped in sections."
+        abstract: "Print the session's downloads, one line each, grouped in sections.",
+        discussion: ExitStatus.readHelp
     )
 
     @OptionGroup var global: GlobalOptions

@@ -24,7 +24,7 @@ final class Session {
     /// listens for other tdl commands; `locking` takes the lock alone (to change a session
     /// nobody runs). With neither, the command only reads: it creates nothing (no home, no
     /// database, no lock file) and moves nothing aside.
-    init(options: GlobalOptions, downloading: Bool, locking: Bool = false, restoring: Bool = true,
+    init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
@@ -51,7 +51,7 @@ final class Session {
             throw CLIError.store(error.description)
         }
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
-        manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(options.dir), engine: engine, store: store)
+        manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: store)
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted)
@@ -63,7 +63,7 @@ final class Session {
         notice = store?.recoveryNotice?.description  // set on open, or when the load found damage
         if downloading { hooks = HookRunner(manager: manager) }
         // -d names the session's download folder from now on.
-        if let dir = options.dir { manager.setDownloadDirectory(Paths.absolute(dir)) }
+        if let folder { manager.setDownloadDirectory(Paths.absolute(folder)) }
     }
 
     /// Creates the home owner-only. A folder that exists keeps its mode: it may be shared on

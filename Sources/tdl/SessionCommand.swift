@@ -19,7 +19,8 @@ struct SessionCommand: ParsableCommand {
     static func databasePath(_ home: String) -> String { (home as NSString).appendingPathComponent("session.sqlite") }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Each session with its number of tasks, and whether a tdl runs it.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Each session with its number of tasks, and whether a tdl runs it.",
+                                                        discussion: ExitStatus.readHelp)
 
         @OptionGroup var options: HomeOption
 
@@ -44,7 +45,7 @@ struct SessionCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "destroy",
             abstract: "Forget a session's list, trash and settings. Downloaded files are never deleted.",
-            discussion: "Refused while a tdl runs the session. \(ExitStatus.help)")
+            discussion: "Refused while a tdl runs the session. \(ExitStatus.destroyHelp)")
 
         @OptionGroup var options: HomeOption
 

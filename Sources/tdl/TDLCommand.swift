@@ -4,16 +4,13 @@ import TDLCore
 import TDLSession
 import TDLTransfer
 
-/// Options every command takes.
+/// Options every command takes: which session.
 struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Folder that holds the session database (env TDL_HOME; default $XDG_DATA_HOME/tdl or ~/.local/share/tdl).", valueName: "dir"))
     var home: String?
 
     @Option(help: "Name of the session: independent lists side by side.")
     var session: String = "default"
-
-    @Option(name: [.short, .customLong("dir")], help: ArgumentHelp("Download folder (default $XDG_DOWNLOAD_DIR or ~/Downloads); remembered by the session.", valueName: "dir"))
-    var dir: String?
 
     /// The name becomes file names beside the database (lock, socket): no folders in it.
     func validate() throws { try Self.checkSessionName(session) }
@@ -23,6 +20,12 @@ struct GlobalOptions: ParsableArguments {
             throw ValidationError("a session name has up to 64 bytes, no \"/\" and no leading \".\"")
         }
     }
+}
+
+/// The download folder, for the commands that add downloads.
+struct FolderOption: ParsableArguments {
+    @Option(name: [.short, .customLong("dir")], help: ArgumentHelp("Download folder (default $XDG_DOWNLOAD_DIR or ~/Downloads); remembered by the session.", valueName: "dir"))
+    var dir: String?
 }
 
 @main
@@ -43,4 +46,37 @@ struct TDLCommand: ParsableCommand {
                       ManPageCommand.self],
         defaultSubcommand: UICommand.self
     )
+
+    /// As ArgumentParser's, with the exit statuses `tdl --help` promises: an option value tdl
+    /// cannot use is bad input (2); an unknown option, command or missing argument is a usage
+    /// error (64); an unknown command names the commands instead of printing the list's usage.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let names = configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
+        if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) {
+            let shown = ScreenSafe.clean(URLCheck.withoutPassword(first))
+            let text = first.contains("://")
+                ? "tdl: \(shown) is not a command: tdl get URL downloads it, tdl add URL queues it"
+                : "tdl: unknown command \"\(shown)\"; the commands are \(names.dropLast().joined(separator: ", ")) (tdl help COMMAND explains one)"
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            let message = fullMessage(for: error)
+            guard exitCode(for: error) == .validationFailure, isBadValue(message) else { exit(withError: error) }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(ExitStatus.badInput)
+        }
+    }
+
+    /// ArgumentParser words a usage error in these few ways; anything else it reports is a
+    /// value that did not pass (a type it could not read, or a command's own check).
+    static func isBadValue(_ message: String) -> Bool {
+        let usageErrors = ["Unknown option", "Unexpected argument", "Missing expected argument", "Missing value"]
+        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        return !usageErrors.contains { text.hasPrefix($0) }
+    }
 }

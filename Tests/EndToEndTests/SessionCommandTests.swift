@@ -233,10 +233,10 @@ final class SessionCommandTests: XCTestCase {
         let home = TemporaryDirectory()
         for name in ["../elsewhere", "a/b", ".hidden", ""] {
             let result = try Processes.tdl(["list", "--session", name], home: home.path)
-            XCTAssertEqual(result.status, 64, "session \"\(name)\" was accepted")
+            XCTAssertEqual(result.status, 2, "session \"\(name)\" was accepted")
             XCTAssertTrue(result.stderr.contains("session name"), result.stderr)
         }
-        XCTAssertEqual(try Processes.tdl(["session", "destroy", "../x"], home: home.path).status, 64)
+        XCTAssertEqual(try Processes.tdl(["session", "destroy", "../x"], home: home.path).status, 2, "a bad value is bad input")
     }
 
     func testInterruptedDownloadsCanWaitInsteadOfResuming() throws {
@@ -283,6 +283,7 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertTrue(try Processes.tdl(["list", "--trash"], home: home.path).stdout.contains("c.bin"))
         let again = try Processes.tdl(["pause", urls[0]], home: home.path)
         XCTAssertEqual(again.stdout, "unchanged (paused) \(urls[0])\n")
+        XCTAssertEqual(again.status, 1, "a pause that changed nothing is not a success")
         let usage = try Processes.tdl(["pause"], home: home.path)
         XCTAssertEqual(usage.status, 64, "a missing argument is a usage error")
     }
@@ -363,7 +364,7 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(try names(["--sort", "type"]), ["a.png", "c.txt", "b.iso"])
         XCTAssertEqual(try names([]), ["b.iso", "c.txt", "a.png"], "the session's own order is unchanged")
         let bad = try Processes.tdl(["list", "--sort", "colour"], home: home.path)
-        XCTAssertEqual(bad.status, 64)
+        XCTAssertEqual(bad.status, 2, "a value tdl cannot use is bad input")
         XCTAssertTrue(bad.stderr.contains("colour"), bad.stderr)
     }
 

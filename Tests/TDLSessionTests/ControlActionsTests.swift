@@ -92,7 +92,7 @@ final class ControlActionsTests: XCTestCase {
         let pauseAgain = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: manager)
         XCTAssertEqual(pauseAgain.lines, ["unchanged (paused) \(url("a"))"])
         XCTAssertNil(pauseAgain.note)
-        XCTAssertEqual(pauseAgain.status, ExitStatus.ok)
+        XCTAssertEqual(pauseAgain.status, 1, "nothing changed: the command says so and fails")
         let resume = ControlActions.perform(ControlRequest(command: .resume, urls: [url("a")]), on: manager)
         XCTAssertEqual(resume.lines, ["resumed \(url("a"))"])
         XCTAssertNotEqual(manager.state(of: url("a")), .paused)
