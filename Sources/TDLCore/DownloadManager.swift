@@ -134,7 +134,8 @@ public final class DownloadManager {
         }
         engine?.setGlobalRateLimit(settings.globalRateLimit)
         // What was downloading before goes on first, so a relaunch runs the same downloads.
-        for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) }) where hasFreeSlot && engine != nil {
+        for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) })
+            where hasFreeSlot && engine != nil && scheduler.mayStart(task.url) {
             move([task.url], .start)
         }
         schedule()
@@ -473,6 +474,15 @@ public final class DownloadManager {
     }
 
     var hasFreeSlot: Bool { scheduler.hasFreeSlot(limit: settings.maxDownloadCount) }
+
+    /// From now on only these downloads start, besides those already given (nil: every
+    /// waiting one, in queue order). A `tdl get` runs what it was asked for: a session's
+    /// backlog of a million waiting tasks does not start ahead of it. Set before `load`, it
+    /// also holds back what was downloading before the launch.
+    public func runOnly(_ urls: [String]?) {
+        scheduler.focus(on: urls, entry: waitingEntry)
+        finishBatch()
+    }
 
     /// Starts waiting tasks in add-time order while slots are free.
     func schedule() {

@@ -15,11 +15,19 @@ struct Scheduler {
     private var queue = WaitingQueue()
     private(set) var downloading: Set<String> = []
     private(set) var finishing: Set<String> = []
+    /// When set, only these start: a `tdl get` runs what it was given, not the session's
+    /// backlog, which waits (in its order) for a tdl that runs everything.
+    private(set) var focus: Set<String>?
+    /// The waiting tasks of `focus`, in start order: a pick does not pass over the backlog.
+    private var focusQueue = WaitingQueue()
 
     /// Follows a task's new state. `entry` gives its place in the queue when it starts waiting.
     mutating func track(_ url: String, _ state: TaskState, entry: () -> WaitingQueue.Entry?) {
         if state == .waiting {
-            if waiting.insert(url).inserted, let entry = entry() { queue.insert(entry) }
+            if waiting.insert(url).inserted, let entry = entry() {
+                queue.insert(entry)
+                if focus?.contains(url) == true { focusQueue.insert(entry) }
+            }
         } else {
             waiting.remove(url)
         }
@@ -54,9 +62,34 @@ struct Scheduler {
 
     /// The next waiting task that `canStart` (tasks in the trash wait without starting), or nil.
     mutating func next(canStart: (String) -> Bool, entry: (String) -> WaitingQueue.Entry?) -> String? {
+        if focus != nil {
+            return focusQueue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: canStart).first
+        }
         if queue.count > 2 * waiting.count + 64 {  // mostly stale entries
             queue.rebuild(waiting.compactMap(entry))
         }
         return queue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: canStart).first
     }
+
+    /// Only `urls` start from now on (added to those already given); nil lifts the focus.
+    mutating func focus(on urls: [String]?, entry: (String) -> WaitingQueue.Entry?) {
+        guard let urls else {
+            focus = nil
+            focusQueue = WaitingQueue()
+            return
+        }
+        var added: [String] = []
+        for url in urls where focus?.contains(url) != true {
+            if focus == nil { focus = [] }
+            focus!.insert(url)
+            added.append(url)
+        }
+        if focus == nil { focus = [] }
+        for url in added where waiting.contains(url) {
+            if let entry = entry(url) { focusQueue.insert(entry) }
+        }
+    }
+
+    /// Whether a task may start now (outside a focus, nothing may).
+    func mayStart(_ url: String) -> Bool { focus?.contains(url) ?? true }
 }

@@ -9,7 +9,9 @@ struct GetCommand: ParsableCommand {
         abstract: "Download URLs without the full-screen list, and wait until they are done.",
         discussion: """
             A URL already in the session continues where it stopped, so running the same \
-            command again after a crash or kill -9 resumes. \(ExitStatus.help)
+            command again after a crash or kill -9 resumes. Only what it is given runs (and what \
+            another tdl hands it): the session's other waiting downloads wait for the full-screen \
+            list or --all. \(ExitStatus.help)
             """
     )
 
@@ -97,7 +99,7 @@ struct GetCommand: ParsableCommand {
         let session: Session
         do {
             session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
-                                  resumeInterrupted: launch.resumeInterrupted)
+                                  resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
             handOver(requests(entries))
@@ -132,6 +134,7 @@ struct GetCommand: ParsableCommand {
         if all { requested += manager.unfinishedList }
         var seen = Set<String>()
         requested = requested.filter { seen.insert($0).inserted }
+        if !all { manager.runOnly(requested) }  // as the session spells them
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
         manager.resumeTasks(toResume, queueIfFull: true)
@@ -157,6 +160,8 @@ struct GetCommand: ParsableCommand {
         var shownSaveError: String?
         let loop = SessionLoop(manager: manager, control: session.control)
         loop.handle = { request in
+            // What another tdl hands over runs here too, beside what this one was given.
+            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map(\.url)) }
             let reply = ControlActions.perform(request, on: manager)
             // URLs handed over by another tdl are downloaded before this one exits.
             if request.command == .add || request.command == .resume {

@@ -24,8 +24,10 @@ final class Session {
     /// listens for other tdl commands; `locking` takes the lock alone (to change a session
     /// nobody runs). With neither, the command only reads: it creates nothing (no home, no
     /// database, no lock file) and moves nothing aside.
+    /// `runOnly` names the only downloads that may start (see `DownloadManager.runOnly`),
+    /// also among those a launch would resume.
     init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
-         transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil) throws {
+         transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
@@ -53,6 +55,7 @@ final class Session {
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: store)
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
+        if let runOnly { manager.runOnly(runOnly) }
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted)
         } catch let error as StoreError {

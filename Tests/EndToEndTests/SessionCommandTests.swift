@@ -32,6 +32,21 @@ final class SessionCommandTests: XCTestCase {
         return try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
     }
 
+    /// A session with a backlog of slow downloads: `tdl get URL` runs that URL at once, and the
+    /// backlog keeps waiting for a tdl that runs everything.
+    func testGetRunsWhatItWasGivenAheadOfTheSessionsBacklog() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let backlog = (1...3).map { slowURL("backlog\($0).bin", seconds: 30) }
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + backlog, home: home.path).status, 0)
+        let wanted = Self.server.url("/file/wanted.bin?size=100000")
+        let started = Date()
+        let get = try Processes.tdl(["get", "-q", "-j", "1", "-d", downloads.path, wanted], home: home.path, timeout: 25)
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "it did not wait behind the backlog")
+        let states = try jsonList(home).filter { $0["url"] as? String != wanted }.map { "\($0["state"]!) \($0["received"]!)" }
+        XCTAssertEqual(states, ["waiting 0", "waiting 0", "waiting 0"], "the backlog was not started")
+    }
+
     func testAddPauseAndListReachTheRunningGet() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let slow = slowURL("slow.bin")

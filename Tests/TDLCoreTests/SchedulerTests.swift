@@ -195,3 +195,20 @@ final class SchedulerTests: XCTestCase {
         XCTAssertFalse(registry.manager(identifier: "work") === work)
     }
 }
+
+final class RunOnlyTests: XCTestCase {
+    func testOnlyTheGivenDownloadsStartAndTheBacklogKeepsItsOrder() {
+        let f = Fixture(limit: 1, engine: true)
+        f.manager.runOnly([])  // as `tdl get` opens a session: nothing of the backlog starts
+        let backlog = f.add(["a", "b", "c"])
+        XCTAssertEqual(f.engine.started, [])
+        let wanted = f.add(["d"])[0]
+        f.manager.runOnly([wanted])
+        XCTAssertEqual(f.engine.started, [wanted])
+        f.finish(wanted)
+        XCTAssertEqual(f.engine.started, [wanted], "the backlog waits")
+        XCTAssertEqual(backlog.map { f.manager.state(of: $0) }, [.waiting, .waiting, .waiting])
+        f.manager.runOnly(nil)
+        XCTAssertEqual(f.engine.started, [wanted, backlog[0]], "then in its own order")
+    }
+}
