@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: run build test deps test-deps release bench screenshots man clean
+.PHONY: run build test deps test-deps release bench screenshots man clean install install-files uninstall
 
 run: build
 	.build/debug/tdl $(ARGS)
@@ -36,6 +36,29 @@ man: build
 
 screenshots: build test-deps
 	scripts/screenshots.sh
+
+# `make install PREFIX=~/.local` (default /usr/local; DESTDIR for packaging): the release
+# binary, the man page and the bash, zsh and fish completions. `make uninstall` removes them.
+PREFIX ?= /usr/local
+TDL_BIN ?= .build/release/tdl
+BASH_COMPLETION := $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tdl
+ZSH_COMPLETION := $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tdl
+FISH_COMPLETION := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tdl.fish
+
+install: release
+	@$(MAKE) -s install-files
+
+install-files:
+	install -D -m 755 $(TDL_BIN) $(DESTDIR)$(PREFIX)/bin/tdl
+	install -D -m 644 man/tdl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdl.1
+	install -d $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION))
+	$(TDL_BIN) --generate-completion-script bash > $(BASH_COMPLETION)
+	$(TDL_BIN) --generate-completion-script zsh > $(ZSH_COMPLETION)
+	$(TDL_BIN) --generate-completion-script fish > $(FISH_COMPLETION)
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/tdl $(DESTDIR)$(PREFIX)/share/man/man1/tdl.1 \
+		$(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION)
 
 clean:
 	rm -rf .build

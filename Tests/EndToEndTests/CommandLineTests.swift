@@ -73,3 +73,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(add.stdout, "added \(url("a"))\n")
     }
 }
+
+/// `make install` and `make uninstall`, into a folder of the test's own.
+final class InstallTests: XCTestCase {
+    func testInstallPutsTheBinaryManPageAndCompletionsInPlaceAndUninstallTakesThemAway() throws {
+        let prefix = TemporaryDirectory()
+        let root = Processes.packageRoot
+        func make(_ target: String) throws -> Processes.Result {
+            try Processes.run("/usr/bin/make", ["-s", "-C", root, target, "PREFIX=\(prefix.path)", "TDL_BIN=\(Processes.tdlBinary)"])
+        }
+        let install = try make("install-files")
+        XCTAssertEqual(install.status, 0, install.stderr)
+        let files = ["bin/tdl", "share/man/man1/tdl.1", "share/bash-completion/completions/tdl",
+                     "share/zsh/site-functions/_tdl", "share/fish/vendor_completions.d/tdl.fish"]
+        for file in files {
+            let size = (try? FileManager.default.attributesOfItem(atPath: prefix.file(file))[.size] as? Int) ?? 0
+            XCTAssertGreaterThan(size, 100, "\(file) is missing or empty")
+        }
+        XCTAssertTrue(try String(contentsOfFile: prefix.file("share/bash-completion/completions/tdl"), encoding: .utf8).contains("get"))
+        let version = try Processes.run(prefix.file("bin/tdl"), ["--version"])
+        XCTAssertEqual(version.status, 0)
+        let uninstall = try make("uninstall")
+        XCTAssertEqual(uninstall.status, 0, uninstall.stderr)
+        for file in files { XCTAssertFalse(FileManager.default.fileExists(atPath: prefix.file(file)), "\(file) is left") }
+    }
+}
