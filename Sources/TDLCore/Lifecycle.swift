@@ -28,7 +28,7 @@ public enum Phase: String, CaseIterable, Sendable {
 }
 
 /// Everything that moves a task: a person (keys, commands, another tdl), the scheduler, the
-/// engine, a launch, or a file found changed on disk. The raw value is how the README's table
+/// engine, a launch, or a file found changed on disk. The raw value is how docs/design.md's table
 /// names it.
 public enum LifecycleEvent: String, CaseIterable, Sendable {
     case start = "start (a slot is free)"
@@ -163,7 +163,7 @@ public enum Lifecycle {
         return rule
     }
 
-    /// The table as the README shows it: one row per rule.
+    /// The table as docs/design.md shows it: one row per rule.
     public static var markdownTable: String {
         var lines = ["| Event | From | To | Effects |", "|---|---|---|---|"]
         for rule in rules {

@@ -36,11 +36,11 @@ final class LifecycleTableTests: XCTestCase {
         }
     }
 
-    func testTheReadmeShowsTheTableAsTheCodeDeclaresIt() throws {
+    func testTheDesignDocumentShowsTheTableAsTheCodeDeclaresIt() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../README.md").standardizedFileURL
+            .appendingPathComponent("../../docs/design.md").standardizedFileURL
         let text = try String(contentsOf: readme, encoding: .utf8)
-        XCTAssertTrue(text.contains(Lifecycle.markdownTable), "README's lifecycle table differs; paste Lifecycle.markdownTable:\n\(Lifecycle.markdownTable)")
+        XCTAssertTrue(text.contains(Lifecycle.markdownTable), "docs/design.md's lifecycle table differs; paste Lifecycle.markdownTable:\n\(Lifecycle.markdownTable)")
     }
 
     /// Deleting the files of a download that is being renamed into place would pull the file
