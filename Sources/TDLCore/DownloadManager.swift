@@ -152,9 +152,10 @@ public final class DownloadManager {
         guard !fm.fileExists(atPath: task.partPath),
               let attributes = try? fm.attributesOfItem(atPath: task.filePath),
               (attributes[.size] as? NSNumber)?.int64Value == size else { return false }
-        task.state = Self.launchState(of: task.state, .foundFinishedOnDisk)
+        guard Self.launchState(of: task.state, .foundFinishedOnDisk) == .finished else { return false }
+        task.state = .finished
         task.completedPath = task.filePath
-        return task.state == .finished
+        return true
     }
 
     /// Writes what changed since the last call in one transaction.
