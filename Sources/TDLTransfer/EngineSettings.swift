@@ -14,6 +14,9 @@ public struct EngineSettings: Sendable {
     public var caBundle: String?
     /// Total connections over all downloads.
     public var maxTotalConnections = 64
+    /// Connections to one host (scheme, name and port) over all downloads, as curl's
+    /// `--parallel-max-host`; more wait for one to end.
+    public var maxConnectionsPerHost = 16
 
     public init() {}
 

@@ -23,9 +23,21 @@ final class FileDownload {
         var remaining: Int64 { end.map { $0 - start - written } ?? .max }
     }
 
+    /// Where the file's bytes may come from: its URL, then its mirrors.
+    struct Source {
+        var url: String
+        /// Why it is no longer used for this download (another size, failures…); nil while it is.
+        var dropped: String?
+        /// Answered once with this file's size and validators.
+        var verified = false
+    }
+
     unowned let engine: CurlEngine
     let job: TransferJob
     var url: String { job.url }
+    var sources: [Source]
+    /// Some connection could not start because its host had all the connections it may have.
+    var waitsForHost = false
     let isHTTP: Bool
     var fileName: String
     var size: Int64?
@@ -65,6 +77,7 @@ final class FileDownload {
         let scheme = URLComponents(string: job.url)?.scheme?.lowercased() ?? ""
         isHTTP = scheme == "http" || scheme == "https"
         fileName = job.fileName
+        sources = [Source(url: job.url, verified: true)]
         size = job.size
         etag = job.etag
         lastModified = job.lastModified
@@ -137,15 +150,21 @@ final class FileDownload {
         resolved = false
     }
 
-    /// Starts a connection for every segment that needs one, up to the connection count.
+    /// Starts a connection for every segment that needs one, up to the connection count and
+    /// the per-host limit (a connection its host has no room for waits for one to end).
     func fillConnections() {
         guard !stopped, !finishing else { return }
+        waitsForHost = false
         let now = engine.now
         for i in segments.indices where segments[i].connection == nil && !segments[i].isComplete {
             if connections.count >= max(1, job.connections) { break }
             if let retryAt = segments[i].retryAt, retryAt > now { continue }
+            guard let source = nextSource() else {
+                waitsForHost = true
+                break
+            }
             segments[i].retryAt = nil
-            guard let connection = Connection(download: self, segmentIndex: i, settings: engine.settings) else { continue }
+            guard let connection = Connection(download: self, segmentIndex: i, source: source, settings: engine.settings) else { continue }
             segments[i].connection = connection
             engine.add(connection)
         }
@@ -154,17 +173,26 @@ final class FileDownload {
         }
     }
 
+    /// The source the next connection uses: one whose host has room; nil when none has.
+    func nextSource() -> Int? {
+        engine.hostHasRoom(RequestHeader.origin(of: sources[0].url) ?? sources[0].url) ? 0 : nil
+    }
+
     /// When a connection is free, the largest remaining segment is cut in two so the tail of
     /// the file does not crawl on one connection.
     func splitLargestSegment() {
         guard let i = segments.indices.filter({ segments[$0].connection != nil })
             .max(by: { segments[$0].remaining < segments[$1].remaining }),
             let end = segments[i].end, segments[i].remaining >= 2 * Self.minSegmentSize else { return }
+        guard let source = nextSource() else {
+            waitsForHost = true
+            return
+        }
         let middle = segments[i].start + segments[i].written + segments[i].remaining / 2
         segments[i].end = middle
         segments.append(LiveSegment(start: middle, end: end, written: 0, durable: 0))
         let index = segments.count - 1
-        guard let connection = Connection(download: self, segmentIndex: index, settings: engine.settings) else { return }
+        guard let connection = Connection(download: self, segmentIndex: index, source: source, settings: engine.settings) else { return }
         segments[index].connection = connection
         engine.add(connection)
     }
@@ -380,6 +408,7 @@ final class FileDownload {
         }
         segments[i].connection = nil
         if stopped { return }
+        if connection.isUnfollowedRedirect && result == CURLE_OK { return followRedirect(connection) }
         if !resolved && !connection.headersChecked && result == CURLE_OK {
             // An empty body never reached the write callback: check the answer now.
             if !connection.checkResponse() { return connectionFailed(connection, result: result) }
@@ -398,6 +427,28 @@ final class FileDownload {
             return retrySegment(i, reason: .noNetwork("the server closed the connection early"))
         }
         connectionFailed(connection, result: result)
+    }
+
+    /// Follows a redirect libcurl left to tdl (the user's headers are set): the next request
+    /// carries them only if it stays on their host (see `Connection.configure`).
+    func followRedirect(_ connection: Connection) {
+        let i = connection.segmentIndex
+        guard connection.hops < 20 else { return failNow(.tooManyRedirects) }
+        guard var target = connection.redirectURL else { return failNow(.badURL("a redirect without a usable Location")) }
+        // Credentials in the URL stay with their host, as libcurl keeps them when it follows.
+        let from = connection.requestURL
+        if RequestHeader.origin(of: target) == RequestHeader.origin(of: from), let user = URLComponents(string: from)?.percentEncodedUser,
+           var components = URLComponents(string: target), components.percentEncodedUser == nil {
+            components.percentEncodedUser = user
+            components.percentEncodedPassword = URLComponents(string: from)?.percentEncodedPassword
+            target = components.string ?? target
+        }
+        guard let next = Connection(download: self, segmentIndex: i, source: connection.source, url: target,
+                                    hops: connection.hops + 1, settings: engine.settings) else {
+            return retrySegment(i, reason: .unknown("cannot start a connection"))
+        }
+        segments[i].connection = next
+        engine.add(next)
     }
 
     func connectionFailed(_ connection: Connection, result: CURLcode) {

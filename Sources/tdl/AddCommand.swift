@@ -15,6 +15,7 @@ struct AddCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var request: RequestOptions
 
     @Argument(help: "URLs to add.")
     var urls: [String] = []
@@ -31,8 +32,9 @@ struct AddCommand: ParsableCommand {
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            let folder = DownloadOptions(directory: global.dir.map(Paths.absolute))
-            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: folder)) }
+            var given = request.downloadOptions
+            given.directory = global.dir.map(Paths.absolute)
+            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
             SessionRoute.finish(try SessionRoute.run(ControlRequest(command: .add, items: items), options: global))
         } catch {
             fail(with: error)

@@ -17,6 +17,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
+    @OptionGroup var request: RequestOptions
 
     @Argument(help: "URLs to download.")
     var urls: [String] = []
@@ -30,7 +31,7 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("j"), help: "Downloads at the same time.")
     var jobs: Int?
 
-    @Option(name: .customShort("x"), help: "Connections per file (1-16).")
+    @Option(name: .customShort("x"), help: "Connections per file (1-32).")
     var connections: Int = 8
 
     @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M.", valueName: "rate"))
@@ -49,7 +50,9 @@ struct GetCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard (1...16).contains(connections) else { throw ValidationError("-x must be between 1 and 16") }
+        guard (1...DownloadOptions.maxConnections).contains(connections) else {
+            throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
+        }
         if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1") }
         if output != nil && urls.count + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
@@ -74,6 +77,7 @@ struct GetCommand: ParsableCommand {
         if limitRate != nil { given.append("--limit-rate") }
         if transfer.insecure { given.append("--insecure") }
         if transfer.cacert != nil { given.append("--cacert") }
+        if transfer.maxConnectionsPerHost != nil { given.append("--max-connections-per-host") }
         if hookOptions.onComplete != nil { given.append("--on-complete") }
         if hookOptions.onError != nil { given.append("--on-error") }
         if launch.interrupted != nil { given.append("--interrupted") }
@@ -211,8 +215,10 @@ extension GetCommand {
     /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
     /// and this command's where it gives none. `-d` is also the session's folder from now on.
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
-        let given = DownloadOptions(directory: global.dir.map(Paths.absolute), checksum: checksum.flatMap(Checksum.init),
-                                    rateLimit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
+        var given = request.downloadOptions
+        given.directory = global.dir.map(Paths.absolute)
+        given.checksum = checksum.flatMap(Checksum.init)
+        given.rateLimit = maxDownloadLimit.flatMap(ByteFormat.parseRate)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }
 
