@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TDLCore
 import TDLSession
+import TDLTransfer
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,6 +44,12 @@ struct GetCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Verify the file: md5|sha1|sha256|sha512=HEX.", valueName: "algo=hex"))
     var checksum: String?
 
+    @Option(help: ArgumentHelp("Verify each file this sum file lists (sha256sum, sha512sum or md5sum output); a file it does not list is reported as not verified.", valueName: "file"))
+    var checksumFile: String?
+
+    @Option(name: .customLong("checksum-url"), help: ArgumentHelp("Fetch a sum file first, then use it as --checksum-file.", valueName: "url"))
+    var checksumURL: String?
+
     @Flag(help: "Also run every unfinished download of the session.")
     var all = false
 
@@ -65,6 +72,9 @@ struct GetCommand: ParsableCommand {
         }
         if let maxDownloadLimit, ByteFormat.parseRate(maxDownloadLimit) == nil {
             throw ValidationError("--max-download-limit must look like 500K, 2M or 1048576")
+        }
+        if let checksumFile, !FileManager.default.isReadableFile(atPath: checksumFile) {
+            throw ValidationError("--checksum-file: cannot read \(checksumFile)")
         }
         if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
     }
@@ -97,6 +107,8 @@ struct GetCommand: ParsableCommand {
             fail(with: error)
         }
         for problem in problems { warn(problem) }
+        let sums = sumFiles()
+        entries = sums.apply(to: entries)
         let session: Session
         do {
             session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
@@ -195,6 +207,18 @@ struct GetCommand: ParsableCommand {
         var failed = false
         for url in requested {
             guard let task = manager.task(url) else { continue }
+            if task.state == .finished, !sums.lists.isEmpty, task.options.checksum == nil {
+                // The server named the file otherwise than its URL: look its own name up now.
+                let name = (task.filePath as NSString).lastPathComponent
+                if let checksum = sums.checksum(forFileName: name) {
+                    if FileDigest.hex(ofFile: task.filePath, algorithm: checksum.algorithm) != checksum.hex {
+                        failed = true
+                        warn("\(name): does not match the \(checksum.algorithm.rawValue) of the sum file")
+                    }
+                } else {
+                    warn("\(name): not verified (no sum file lists it)")
+                }
+            }
             if task.state != .finished {
                 failed = true
                 let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
@@ -212,6 +236,29 @@ struct GetCommand: ParsableCommand {
 }
 
 extension GetCommand {
+    /// The sum files of `--checksum-file` and `--checksum-url`, read before anything is added.
+    func sumFiles() -> SumFiles {
+        var sums = SumFiles()
+        do {
+            if let checksumFile {
+                let list = ChecksumList(text: try String(contentsOfFile: checksumFile, encoding: .utf8))
+                list.problems.forEach { warn("\(checksumFile): \($0)") }
+                sums.lists.append(list)
+            }
+            if let checksumURL {
+                let text = try TextFetch.text(checksumURL, settings: transfer.engineSettings, userAgent: request.userAgent,
+                                              cookieFile: request.loadCookies.map(Paths.absolute))
+                let list = ChecksumList(text: text)
+                list.problems.forEach { warn("\(ScreenSafe.url(checksumURL)): \($0)") }
+                sums.lists.append(list)
+            }
+        } catch {
+            fail(with: CLIError.badArgument("cannot read the sum file: \(error)"))
+        }
+        if sums.lists.contains(where: \.isEmpty) { fail(with: CLIError.badArgument("the sum file lists no checksum")) }
+        return sums
+    }
+
     /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
     /// and this command's where it gives none. `-d` is also the session's folder from now on.
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
@@ -241,6 +288,31 @@ extension GetCommand {
             fail(with: CLIError.store(why))
         } catch {
             fail(with: CLIError.sessionInUse(global.session))
+        }
+    }
+}
+
+/// The sum files given to a `tdl get`: a file they list gets the checksum as if `--checksum`
+/// named it for that file.
+struct SumFiles {
+    var lists: [ChecksumList] = []
+
+    func checksum(forFileName name: String) -> Checksum? {
+        lists.lazy.compactMap { $0.checksum(forFileName: name) }.first
+    }
+
+    /// Each entry without a checksum of its own gets the one listed for its file name (the
+    /// one chosen with -o or out=, else the URL's); a digest without a name is for a single URL.
+    func apply(to entries: [DownloadRequest]) -> [DownloadRequest] {
+        guard !lists.isEmpty else { return entries }
+        let unnamed = entries.count == 1 ? lists.lazy.compactMap(\.unnamed).first : nil
+        return entries.map { entry in
+            var entry = entry
+            if entry.options.checksum == nil {
+                let name = entry.options.fileName ?? URLCheck.suggestedFileName(for: entry.url)
+                entry.options.checksum = checksum(forFileName: name) ?? unnamed
+            }
+            return entry
         }
     }
 }
