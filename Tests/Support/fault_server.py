@@ -76,6 +76,7 @@ import http.server
 import json
 import re
 import secrets
+import select
 import signal
 import socket
 import sys
@@ -683,6 +684,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
         raise Dropped()
 
+    def _pause(self, seconds):
+        """Sleeps, but notices at once a client that closed meanwhile (so the counts of
+        connections and answers at once follow the client, not the next write)."""
+        ready, _, _ = select.select([self.connection], [], [], seconds)
+        if ready:
+            try:
+                closed = self.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                closed = True
+            if closed:
+                self._drop()
+            time.sleep(max(0.0, seconds))  # a pipelined request waits its turn
+
     def _send_body(self, path, q, source, start, end, chunked):
         drop_after = int_param(q, "drop_after")
         stall_after = int_param(q, "stall_after")
@@ -724,7 +738,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     due = t0 + (sent + len(piece)) / rate
                     delay = due - time.monotonic()
                     if delay > 0:
-                        time.sleep(delay)
+                        self._pause(delay)
                 if chunked:
                     write(b"%x\r\n" % len(piece))
                     write(piece)
