@@ -26,7 +26,7 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name.", valueName: "name"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name; - writes its bytes to standard output.", valueName: "name"))
     var output: String?
 
     @Option(name: .customShort("j"), help: "Downloads at the same time.")
@@ -95,6 +95,7 @@ struct GetCommand: ParsableCommand {
     }
 
     func run() throws {
+        if output == "-" { streamToStandardOutput() }
         var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
         var problems: [String] = []
         do {
@@ -236,6 +237,43 @@ struct GetCommand: ParsableCommand {
 }
 
 extension GetCommand {
+    /// `-o -`: the one URL's bytes in order to standard output, progress on stderr, nothing
+    /// kept in the session (no file is made). Exits 1 when the stream could not be completed.
+    func streamToStandardOutput() -> Never {
+        guard urls.count == 1, inputFile == nil, !all else {
+            fail(with: CLIError.badArgument("-o - writes one URL to standard output: give exactly one URL"))
+        }
+        for (given, option) in [(checksum != nil || checksumFile != nil || checksumURL != nil, "--checksum"), (jobs != nil, "-j"),
+                                (connections != 8, "-x"), (global.dir != nil, "-d")] where given {
+            warn("\(option) does not apply to -o -: one connection writes the bytes in order")
+        }
+        if let problem = URLCheck.problem(with: urls[0]) { fail(with: CLIError.badArgument("\(ScreenSafe.url(urls[0])): \(problem)")) }
+        let options = requests([DownloadRequest(url: urls[0])])[0].options
+        let stream = StreamDownload(url: urls[0], options: options, settings: transfer.engineSettings)
+        let name = ScreenSafe.clean(URLCheck.suggestedFileName(for: urls[0]))
+        let terminal = isatty(2) == 1
+        var lastLine = Date.distantPast
+        if let limit = options.rateLimit, limit > 0 { warn("--max-download-limit does not apply to -o -") }
+        if !quiet {
+            stream.onProgress = { written, size in
+                // A line a second on a terminal, one every 5 s in a log.
+                guard Date().timeIntervalSince(lastLine) >= (terminal ? 0.5 : 5) else { return }
+                lastLine = Date()
+                let total = size.map { "/" + ByteFormat.string($0) } ?? ""
+                FileHandle.standardError.write(Data(((terminal ? "\r\u{1B}[2K" : "") + "tdl: \(name): \(ByteFormat.string(written))\(total)" + (terminal ? "" : "\n")).utf8))
+            }
+            stream.onRetry = { text in warn("\(ScreenSafe.url(urls[0])): \(text)") }
+        }
+        let failure = stream.run()
+        if terminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if let failure {
+            warn("\(ScreenSafe.url(urls[0])): \(failure.message) (\(stream.written) bytes written)")
+            Foundation.exit(ExitStatus.downloadFailed)
+        }
+        if !quiet { warn("done: \(name) to standard output (\(ByteFormat.string(stream.written)))") }
+        Foundation.exit(ExitStatus.ok)
+    }
+
     /// The sum files of `--checksum-file` and `--checksum-url`, read before anything is added.
     func sumFiles() -> SumFiles {
         var sums = SumFiles()
