@@ -565,6 +565,7 @@ public final class TerminalApp {
         let text = prompt.text
         switch prompt.purpose {
         case .addURLs:
+            if CurlCommand.looksLikeOne(text) { let (message, isError) = manager.add(curlCommand: text); entriesStale = true; return say(message, error: isError) }
             let urls = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
             guard !urls.isEmpty else { return say("no URL given") }
             addURLs(urls)

@@ -25,13 +25,14 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
+        if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         do {
             if let inputFile {
                 let input = try InputFile.read(inputFile)
                 input.problems.forEach(warn)
                 entries += input.entries
             }
-            if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
+            if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
             var given = request.downloadOptions
             given.directory = global.dir.map(Paths.absolute)
             let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }

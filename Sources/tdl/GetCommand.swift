@@ -76,7 +76,9 @@ struct GetCommand: ParsableCommand {
         if let checksumFile, !FileManager.default.isReadableFile(atPath: checksumFile) {
             throw ValidationError("--checksum-file: cannot read \(checksumFile)")
         }
-        if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
+        if urls.isEmpty && inputFile == nil && !all && request.curl == nil {
+            throw ValidationError("give at least one URL, -i FILE, --curl or --all")
+        }
     }
 
     /// Options given to this run that a running tdl, downloading for it, does not take.
@@ -97,6 +99,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         if output == "-" { streamToStandardOutput() }
         var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
+        if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         var problems: [String] = []
         do {
             if let inputFile {
@@ -240,17 +243,20 @@ extension GetCommand {
     /// `-o -`: the one URL's bytes in order to standard output, progress on stderr, nothing
     /// kept in the session (no file is made). Exits 1 when the stream could not be completed.
     func streamToStandardOutput() -> Never {
-        guard urls.count == 1, inputFile == nil, !all else {
+        var asked = urls.map { DownloadRequest(url: $0) }
+        if let pasted = request.curlRequest(say: warn) { asked.append(pasted) }
+        guard asked.count == 1, inputFile == nil, !all else {
             fail(with: CLIError.badArgument("-o - writes one URL to standard output: give exactly one URL"))
         }
         for (given, option) in [(checksum != nil || checksumFile != nil || checksumURL != nil, "--checksum"), (jobs != nil, "-j"),
                                 (connections != 8, "-x"), (global.dir != nil, "-d")] where given {
             warn("\(option) does not apply to -o -: one connection writes the bytes in order")
         }
-        if let problem = URLCheck.problem(with: urls[0]) { fail(with: CLIError.badArgument("\(ScreenSafe.url(urls[0])): \(problem)")) }
-        let options = requests([DownloadRequest(url: urls[0])])[0].options
-        let stream = StreamDownload(url: urls[0], options: options, settings: transfer.engineSettings)
-        let name = ScreenSafe.clean(URLCheck.suggestedFileName(for: urls[0]))
+        let entry = requests(asked)[0]
+        let url = entry.url, options = entry.options
+        if let problem = URLCheck.problem(with: url) { fail(with: CLIError.badArgument("\(ScreenSafe.url(url)): \(problem)")) }
+        let stream = StreamDownload(url: url, options: options, settings: transfer.engineSettings)
+        let name = ScreenSafe.clean(URLCheck.suggestedFileName(for: url))
         let terminal = isatty(2) == 1
         var lastLine = Date.distantPast
         if let limit = options.rateLimit, limit > 0 { warn("--max-download-limit does not apply to -o -") }
@@ -262,12 +268,12 @@ extension GetCommand {
                 let total = size.map { "/" + ByteFormat.string($0) } ?? ""
                 FileHandle.standardError.write(Data(((terminal ? "\r\u{1B}[2K" : "") + "tdl: \(name): \(ByteFormat.string(written))\(total)" + (terminal ? "" : "\n")).utf8))
             }
-            stream.onRetry = { text in warn("\(ScreenSafe.url(urls[0])): \(text)") }
+            stream.onRetry = { text in warn("\(ScreenSafe.url(url)): \(text)") }
         }
         let failure = stream.run()
         if terminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         if let failure {
-            warn("\(ScreenSafe.url(urls[0])): \(failure.message) (\(stream.written) bytes written)")
+            warn("\(ScreenSafe.url(url)): \(failure.message) (\(stream.written) bytes written)")
             Foundation.exit(ExitStatus.downloadFailed)
         }
         if !quiet { warn("done: \(name) to standard output (\(ByteFormat.string(stream.written)))") }

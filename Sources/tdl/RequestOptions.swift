@@ -21,13 +21,29 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write the cookies (the file's and the servers') to this cookies.txt.", valueName: "file"))
     var saveCookies: String?
 
+    @Option(help: ArgumentHelp("A command line as a browser's \"Copy as cURL\" writes it: its URL with its headers, cookies, agent, referer and -u.", valueName: "curl …"))
+    var curl: String?
+
     func validate() throws {
+        if let curl {
+            do { _ = try CurlCommand.parse(curl) } catch { throw ValidationError("--curl: \(error)") }
+        }
         for header in headers {
             if let problem = RequestHeader.problem(with: header) { throw ValidationError("-H \(RequestHeader.masked(header)): \(problem)") }
         }
         if let loadCookies, !FileManager.default.isReadableFile(atPath: loadCookies) {
             throw ValidationError("--load-cookies: cannot read \(loadCookies)")
         }
+    }
+
+    /// The download `--curl` describes, its files' paths made absolute; what it cannot apply is
+    /// said on stderr.
+    func curlRequest(say: (String) -> Void) -> DownloadRequest? {
+        guard let curl, var command = try? CurlCommand.parse(curl) else { return nil }
+        for option in command.notApplied { say("--curl: not applied: \(option)") }
+        command.request.options.cookieFile = command.request.options.cookieFile.map(Paths.absolute)
+        command.request.options.saveCookies = command.request.options.saveCookies.map(Paths.absolute)
+        return command.request
     }
 
     /// These options as a download's (unset where not given).

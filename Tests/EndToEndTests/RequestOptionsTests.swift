@@ -135,4 +135,30 @@ final class RequestOptionsTests: XCTestCase {
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertFalse(bad.stderr.contains("t0psecret"), bad.stderr)
     }
+
+    /// A browser's "Copy as cURL" pasted to `tdl get --curl` (and `tdl add --curl`): its
+    /// cookie, Referer and agent open the protected file; what tdl cannot do is named.
+    func testAPastedCurlCommandBecomesTheDownload() throws {
+        let url = protected("pasted.bin", seed: 8)
+        let curl = """
+            curl '\(url)' \\
+              -H 'accept: */*' \\
+              -b 'session=abc; theme=dark' \\
+              -H 'referer: \(Self.referer)' \\
+              -H 'user-agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0.0.0' \\
+              -H 'accept-encoding: gzip, deflate, br' \\
+              --data-raw 'a=1' \\
+              --compressed
+            """
+        let result = try get(["--curl", curl])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try assertDownloaded("pasted.bin", seed: 8)
+        XCTAssertTrue(result.stderr.contains("not applied: --data-raw"), result.stderr)
+        XCTAssertEqual(try server.requests(to: "/file/pasted.bin", carrying: "Accept-Encoding"), 0)
+
+        let added = try Processes.tdl(["add", "--curl", curl.replacingOccurrences(of: "pasted.bin", with: "added.bin")], home: home.path)
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertTrue(list.stdout.contains("added.bin"), list.stdout)
+    }
 }
