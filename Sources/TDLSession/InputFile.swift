@@ -71,9 +71,12 @@ public struct InputFile {
                 entries[entries.count - 1].options = options
                 continue
             }
-            // Several URLs on one line are several downloads (aria2 treats them as mirrors; tdl keeps it simple).
-            for url in trimmed.split(whereSeparator: Self.isBlank) {
-                entries.append(DownloadRequest(url: String(decoding: url, as: UTF8.self)))
+            // As aria2 reads them: URLs separated by tabs are mirrors of one file (the first is
+            // its identity); separated by spaces, they are several downloads.
+            for group in trimmed.split(separator: UInt8(ascii: " ")) {
+                let urls = group.split(separator: UInt8(ascii: "\t")).map { String(decoding: $0, as: UTF8.self) }
+                guard let first = urls.first else { continue }
+                entries.append(DownloadRequest(url: first, options: DownloadOptions(mirrors: urls.count > 1 ? Array(urls.dropFirst()) : nil)))
             }
         }
         entries = entries.indices.filter { !unverifiable.contains($0) }.map { entries[$0] }

@@ -42,6 +42,8 @@ final class Connection {
         case writeFailed(FileError)
         /// A check inside a callback failed; the download fails once curl has let go.
         case failed(FailReason)
+        /// A mirror's answer is another file (size, validator).
+        case otherFile(String)
         case stopped
     }
 
@@ -158,6 +160,10 @@ final class Connection {
     /// Body bytes taken but not yet written, and where they go (see `FileDownload.write`).
     var pending: [UInt8] = []
     var pendingOffset: Int64 = 0
+    /// Body bytes this connection took (for comparing the speeds of mirrors).
+    var taken: Int64 = 0
+    /// `taken` when the download last compared its sources; nil before.
+    var takenAtLastLook: Int64?
     /// Bytes per second, nil for none.
     var rateLimit: Int64?
     /// Bytes this connection may still take now.
@@ -268,7 +274,9 @@ final class Connection {
             }
             allowance -= Double(count)
         }
-        return download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+        let n = download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+        taken += Int64(n)
+        return n
     }
 
     /// The detail curl wrote for the last failure, nil when none.

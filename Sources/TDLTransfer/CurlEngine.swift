@@ -129,7 +129,10 @@ public final class CurlEngine: TransferEngine {
         // Twice a second: a crash loses at most half a second of transfer.
         if t - lastCheckpoint >= 0.5 {
             lastCheckpoint = t
-            for download in downloads.values { download.checkpoint() }
+            for download in downloads.values {
+                download.checkpoint()
+                download.compareSources(now: t)
+            }
         }
         var ready = Set<Int32>()
         for waitFD in waitFDs where waitFD.revents != 0 { ready.insert(waitFD.fd) }

@@ -77,7 +77,7 @@ final class FileDownload {
         let scheme = URLComponents(string: job.url)?.scheme?.lowercased() ?? ""
         isHTTP = scheme == "http" || scheme == "https"
         fileName = job.fileName
-        sources = [Source(url: job.url, verified: true)]
+        sources = ([job.url] + (job.options.mirrors ?? [])).map { Source(url: $0) }
         size = job.size
         etag = job.etag
         lastModified = job.lastModified
@@ -173,9 +173,103 @@ final class FileDownload {
         }
     }
 
-    /// The source the next connection uses: one whose host has room; nil when none has.
+    /// The source the next connection uses: of those still in use whose host has room, the one
+    /// with the fewest connections (the URL itself first on a tie); nil when no host has room.
+    /// Until the first answer says what the file is, only the first source still in use.
     func nextSource() -> Int? {
-        engine.hostHasRoom(RequestHeader.origin(of: sources[0].url) ?? sources[0].url) ? 0 : nil
+        let alive = sources.indices.filter { sources[$0].dropped == nil }
+        let candidates = resolved ? alive : Array(alive.prefix(1))
+        var counts = [Int](repeating: 0, count: sources.count)
+        for connection in connections { counts[connection.source] += 1 }
+        return candidates.filter { engine.hostHasRoom(RequestHeader.origin(of: sources[$0].url) ?? sources[$0].url) }
+            .min { counts[$0] < counts[$1] }
+    }
+
+    // MARK: - Mirrors
+
+    /// Whether a source other than `source` is still in use: then `source` can be given up.
+    func hasOtherSource(than source: Int) -> Bool {
+        sources.indices.contains { $0 != source && sources[$0].dropped == nil }
+    }
+
+    /// Gives a source up for the rest of this download, with a note naming it; its other
+    /// connections end and their segments go on from the other sources (after the current
+    /// curl callback, where handles cannot be removed).
+    func dropSource(_ source: Int, because why: String) {
+        guard sources[source].dropped == nil else { return }
+        sources[source].dropped = why
+        engine.report(.note(url: url, text: "mirror \(URLCheck.withoutPassword(sources[source].url)) dropped: \(why)", retries: failures))
+        engine.post { [self] in
+            guard !stopped, !finishing else { return }
+            for connection in connections where connection.source == source {
+                if let error = writePending(connection) { return failNow(error.reason) }
+                connection.stopReason = .stopped
+                engine.remove(connection)
+                segments[connection.segmentIndex].connection = nil
+            }
+            fillConnections()
+        }
+    }
+
+    /// Why a mirror's first answer is not this file: another size or validator; nil when it is.
+    func mismatch(of connection: Connection) -> String? {
+        let headers = connection.headers
+        let total = connection.status == 206 ? headers["content-range"].flatMap(Connection.contentRangeTotal)
+            : connection.status == 200 ? headers["content-length"].flatMap { Int64($0) } : nil
+        if let total, total != size {
+            return "another size (\(total) bytes, not \(size.map(String.init) ?? "?"))"
+        }
+        if let theirs = headers["etag"], let ours = etag, theirs != ours { return "another ETag (\(theirs), not \(ours))" }
+        if headers["etag"] == nil || etag == nil, let theirs = headers["last-modified"], let ours = lastModified, theirs != ours {
+            return "another Last-Modified"
+        }
+        return nil
+    }
+
+    /// The best rate per connection any source has shown, when it was last looked at, and
+    /// since when each source has been slow.
+    var bestRate: Double = 0
+    var lastLook: Double = 0
+    var slowSince: [Int: Double] = [:]
+
+    /// Twice a second: a source whose connections carry less than a fifth of the best rate
+    /// per connection seen from any source, for 5 s (`slowMirrorSeconds`), is dropped while
+    /// another is in use; its segments go on from the others. Only connections that were
+    /// already there at the last look count, so a new one is not slow for its first bytes.
+    func compareSources(now: Double) {
+        guard sources.count > 1, resolved, !stopped, !finishing else { return }
+        let elapsed = now - lastLook
+        lastLook = now
+        var bytes = [Int64](repeating: 0, count: sources.count)
+        var counted = [Int](repeating: 0, count: sources.count)
+        for connection in connections {
+            if let before = connection.takenAtLastLook {
+                bytes[connection.source] += connection.taken - before
+                counted[connection.source] += 1
+            }
+            connection.takenAtLastLook = connection.taken
+        }
+        // A rate limit slows every source alike: nothing to compare then.
+        guard elapsed > 0 && elapsed < 5, engine.globalRateLimit == nil, engine.rateLimits[url] == nil else { return }
+        let rates = sources.indices.map { s -> Double? in
+            guard sources[s].dropped == nil, counted[s] > 0 else { return nil }
+            return Double(bytes[s]) / elapsed / Double(counted[s])
+        }
+        let measured = rates.compactMap { $0 }
+        // Sources measured side by side are compared with each other; one left alone at the
+        // tail, with the best any source showed before.
+        bestRate = measured.count > 1 ? measured.max()! : max(bestRate, measured.max() ?? 0)
+        for s in sources.indices {
+            guard let rate = rates[s], rate < bestRate / 5 else {
+                slowSince[s] = nil
+                continue
+            }
+            let since = slowSince[s] ?? now
+            slowSince[s] = since
+            if now - since >= engine.settings.slowMirrorSeconds && hasOtherSource(than: s) {
+                dropSource(s, because: "slow (\(ByteFormat.rate(Int64(rate))) per connection, another gave \(ByteFormat.rate(Int64(bestRate))))")
+            }
+        }
     }
 
     /// When a connection is free, the largest remaining segment is cut in two so the tail of
@@ -202,7 +296,17 @@ final class FileDownload {
     /// Called once per connection when its answer checked out. The first one decides the
     /// name, size and validators. False stops the transfer.
     func connectionStarted(_ connection: Connection) -> Bool {
-        guard !resolved else { return true }
+        if resolved {
+            // A mirror's first answer must be this very file before a byte of it is written.
+            guard !sources[connection.source].verified else { return true }
+            if let why = mismatch(of: connection) {
+                connection.stopReason = .otherFile(why)
+                return false
+            }
+            sources[connection.source].verified = true
+            return true
+        }
+        sources[connection.source].verified = true
         let headers = connection.headers
         let status = connection.status
         if isHTTP {
@@ -453,6 +557,12 @@ final class FileDownload {
 
     func connectionFailed(_ connection: Connection, result: CURLcode) {
         let i = connection.segmentIndex
+        // With another source in use, a source that fails is given up, never retried into the
+        // file: its segment goes on from the others at once.
+        if hasOtherSource(than: connection.source), let why = sourceFailure(connection, result: result) {
+            dropSource(connection.source, because: why)
+            return fillConnections()
+        }
         switch connection.stopReason {
         case .rangeIgnored?:
             rangesUnsupported = connection.status == 200
@@ -471,6 +581,8 @@ final class FileDownload {
             return failNow(error.reason)
         case .failed(let reason)?:
             return failNow(reason)
+        case .otherFile(let why)?:
+            return failNow(.unknown("no mirror left that serves this file: the last one has \(why)"))
         case .stopped?:
             return
         default:
@@ -478,6 +590,18 @@ final class FileDownload {
         }
         let reason = Self.reason(for: result, connection: connection)
         if reason.isTransient { retrySegment(i, reason: reason) } else { failNow(reason) }
+    }
+
+    /// Why this connection's failure is its source's (nil: the download's own, as a full disk).
+    func sourceFailure(_ connection: Connection, result: CURLcode) -> String? {
+        switch connection.stopReason {
+        case .otherFile(let why)?: return why
+        case .rangeIgnored?: return mismatch(of: connection) ?? "it ignored the range"
+        case .rangeNotSatisfiable?: return "it does not have those bytes (416)"
+        case .httpError(let code, _)?: return FailReason.httpStatus(code).message
+        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?: return nil
+        case nil: return Self.reason(for: result, connection: connection).message
+        }
     }
 
     static func reason(for code: CURLcode, connection: Connection) -> FailReason {

@@ -33,6 +33,9 @@ struct AddCommand: ParsableCommand {
                 entries += input.entries
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
+            if !request.mirror.isEmpty && entries.count != 1 {
+                throw CLIError.badArgument("--mirror names other URLs of one file: give exactly one URL")
+            }
             var given = request.downloadOptions
             given.directory = global.dir.map(Paths.absolute)
             let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }

@@ -73,6 +73,9 @@ struct GetCommand: ParsableCommand {
         if let maxDownloadLimit, ByteFormat.parseRate(maxDownloadLimit) == nil {
             throw ValidationError("--max-download-limit must look like 500K, 2M or 1048576")
         }
+        if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
+            throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
+        }
         if let checksumFile, !FileManager.default.isReadableFile(atPath: checksumFile) {
             throw ValidationError("--checksum-file: cannot read \(checksumFile)")
         }
@@ -164,8 +167,15 @@ struct GetCommand: ParsableCommand {
         let wanted = Set(requested)
         var unsettled = wanted.filter(isPending)
         var ended: [String] = []
+        var shownNotes: [String: String] = [:]
         let observer = manager.observe { event in
             switch event {
+            case .taskChanged(let url):
+                // A mirror given up is said at once: the user may want to fix or drop it.
+                if wanted.contains(url), let note = manager.task(url)?.note, note.hasPrefix("mirror "), shownNotes[url] != note {
+                    shownNotes[url] = note
+                    warn("\(ScreenSafe.url(url)): \(note)")
+                }
             case .taskSucceeded(let url, _), .taskFailed(let url, _):
                 if wanted.contains(url) { ended.append(url) }
             default:

@@ -21,6 +21,9 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write the cookies (the file's and the servers') to this cookies.txt.", valueName: "file"))
     var saveCookies: String?
 
+    @Option(help: ArgumentHelp("Another URL of the same file (repeatable): the connections share the file's segments over all of them.", valueName: "url"))
+    var mirror: [String] = []
+
     @Option(help: ArgumentHelp("A command line as a browser's \"Copy as cURL\" writes it: its URL with its headers, cookies, agent, referer and -u.", valueName: "curl …"))
     var curl: String?
 
@@ -30,6 +33,9 @@ struct RequestOptions: ParsableArguments {
         }
         for header in headers {
             if let problem = RequestHeader.problem(with: header) { throw ValidationError("-H \(RequestHeader.masked(header)): \(problem)") }
+        }
+        for url in mirror {
+            if let problem = URLCheck.problem(with: url) { throw ValidationError("--mirror \(URLCheck.withoutPassword(url)): \(problem)") }
         }
         if let loadCookies, !FileManager.default.isReadableFile(atPath: loadCookies) {
             throw ValidationError("--load-cookies: cannot read \(loadCookies)")
@@ -49,6 +55,7 @@ struct RequestOptions: ParsableArguments {
     /// These options as a download's (unset where not given).
     var downloadOptions: DownloadOptions {
         DownloadOptions(headers: headers.isEmpty ? nil : headers, userAgent: userAgent, referer: referer,
-                        cookieFile: loadCookies.map(Paths.absolute), saveCookies: saveCookies.map(Paths.absolute))
+                        cookieFile: loadCookies.map(Paths.absolute), saveCookies: saveCookies.map(Paths.absolute),
+                        mirrors: mirror.isEmpty ? nil : mirror)
     }
 }

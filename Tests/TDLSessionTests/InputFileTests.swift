@@ -41,9 +41,11 @@ final class InputFileTests: XCTestCase {
         XCTAssertEqual(input.problems, [])
     }
 
-    func testATabIndentsAnOptionLineAndSeparatesURLs() {
-        let input = parse("https://a.example/1\thttps://a.example/2\n\tdir=/tmp/x\n")
+    func testATabIndentsAnOptionLineAndSeparatesMirrors() {
+        let input = parse("https://a.example/1\thttps://b.example/1\thttps://c.example/1 https://a.example/2\n\tdir=/tmp/x\n")
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1", "https://a.example/2"])
+        XCTAssertEqual(input.entries[0].options.mirrors, ["https://b.example/1", "https://c.example/1"])
+        XCTAssertNil(input.entries[1].options.mirrors)
         // The option applies to the URL above it: the last one on that line.
         XCTAssertNil(input.entries[0].options.directory)
         XCTAssertEqual(input.entries[1].options.directory, "/tmp/x")
