@@ -5,8 +5,8 @@
 #   scripts/bench.sh single many          a subset: single (1 GiB, one connection, plus CPU),
 #                                         segmented (rate-limited server, 8 connections),
 #                                         many (500 small files, 16 at a time),
-#                                         mirrors (the segmented file from three mirrors at
-#                                         20 MiB/s per connection, 3 connections to each)
+#                                         mirrors (a file of the segmented size from three
+#                                         mirrors at 20 MiB/s per connection, 3 to each)
 #
 # Environment: TDL (binary, default .build/release/tdl), BENCH_RUNS (timed runs per tool,
 # default 5), BENCH_DIR (parent of the temp folder, default /var/tmp: it must be a disk,
@@ -61,8 +61,11 @@ make_work() {
   [ "$(fs_type)" != tmpfs ] || say "bench: warning: $work is on tmpfs, sync costs nothing there"
 }
 
+MIRROR_PIDS=()
 cleanup() {
   [ -s "${work:-}/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null
+  local pid
+  for pid in "${MIRROR_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [ -n "${work:-}" ] && [ -z "${BENCH_KEEP:-}" ] && rm -rf "$work"
   return 0
 }
@@ -80,7 +83,6 @@ for i in range(1, count + 1):
         f.write(os.urandom(size))
 EOF
   (cd "$work/www" && sha256sum big.bin >"$work/single.sha256" && sha256sum seg.bin >"$work/segmented.sha256")
-  cp "$work/segmented.sha256" "$work/mirrors.sha256"
   (cd "$work/www/many" && sha256sum -- *.bin >"$work/many.sha256")
   local i
   for ((i = 1; i <= FILES; i++)); do printf '%s/many/f%04d.bin\n' "$BASE" "$i"; done >"$work/urls.txt"
@@ -96,21 +98,11 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# /slow/ serves the same folder at 40 MiB/s per connection: segmenting pays off there. Three
-# more ports serve it at 20 MiB/s per connection, as three mirrors of it.
-MIRROR_RATE_MIB=20
-MIRROR_CONNECTIONS=3
+# /slow/ serves the same folder at 40 MiB/s per connection: segmenting pays off there.
 start_nginx() {
-  local port user="" mirrors="" m mport
+  local port user=""
   port=$(free_port)
   BASE="http://127.0.0.1:$port"
-  MIRRORS=()
-  for m in 1 2 3; do
-    mport=$(free_port)
-    MIRRORS+=("http://127.0.0.1:$mport/seg.bin")
-    mirrors+="  server { listen 127.0.0.1:$mport; root $work/www; limit_rate ${MIRROR_RATE_MIB}m; }
-"
-  done
   [ "$(id -u)" -ne 0 ] || user="user www-data;"
   cat >"$work/nginx.conf" <<EOF
 $user
@@ -131,7 +123,7 @@ http {
     root $work/www;
     location /slow/ { alias $work/www/; limit_rate 40m; }
   }
-$mirrors}
+}
 EOF
   local nginx=/usr/sbin/nginx
   [ -x "$nginx" ] || nginx=$(command -v nginx)
@@ -207,7 +199,7 @@ command_for() {
                       --mirror "${MIRRORS[1]}" --mirror "${MIRRORS[2]}") ;;
     # aria2c takes the URIs of one file as its mirrors: -s splits over them; its -x counts
     # per host name, and the three mirrors share 127.0.0.1.
-    mirrors/aria2c) CMD=("${ARIA2[@]}" -s $((3 * MIRROR_CONNECTIONS)) -x $((3 * MIRROR_CONNECTIONS)) -k1M -d "$out" "${MIRRORS[@]}") ;;
+    mirrors/aria2c) CMD=("${ARIA2[@]}" -s $((3 * MIRROR_CONNECTIONS)) -x $((3 * MIRROR_CONNECTIONS)) -k1M -d "$out" -o seg.bin "${MIRRORS[@]}") ;;
     *) die "no command for $scen/$tool" ;;
   esac
 }
@@ -287,10 +279,31 @@ scenario_many() {
   run_scenario many tdl "${PEERS[@]}"
 }
 
+# Three mirrors of one file: the project's fault server (Tests/Support/fault_server.py) three
+# times, each pacing every connection at 20 MiB/s. Not nginx: its limit_rate lets a
+# connection's first second of bytes go at once and then counts whole seconds, so a 1.5 s
+# download ended at nginx's next second boundary, whoever downloaded it.
+MIRROR_RATE_MIB=20
+MIRROR_CONNECTIONS=3
+start_mirrors() {
+  local m line query
+  query="size=$((SEG_MIB << 20))&seed=7&rate=$((MIRROR_RATE_MIB << 20))"
+  MIRRORS=()
+  for m in 1 2 3; do
+    python3 "$root/Tests/Support/fault_server.py" --port 0 >"$work/mirror$m.port" 2>/dev/null &
+    MIRROR_PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$work/mirror$m.port" ] && break; sleep 0.05; done
+    read -r line <"$work/mirror$m.port" || die "fault server $m did not start"
+    MIRRORS+=("http://127.0.0.1:${line#PORT }/file/seg.bin?$query")
+  done
+  echo "$(curl -s "http://127.0.0.1:${line#PORT }/sha256/seg.bin?$query")  seg.bin" >"$work/mirrors.sha256"
+}
+
 scenario_mirrors() {
   goal mirrors wall aria2c 0.9
   # The time the mirrors' combined capacity allows: what the connections can carry at their cap.
   goal mirrors wall capacity 1.1
+  start_mirrors
   run_scenario mirrors tdl $(installed aria2c)
   local round capacity
   capacity=$(python3 -c "print('%.3f' % ($SEG_MIB / (3 * $MIRROR_CONNECTIONS * $MIRROR_RATE_MIB)))")

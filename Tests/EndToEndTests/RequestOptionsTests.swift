@@ -161,4 +161,22 @@ final class RequestOptionsTests: XCTestCase {
         let list = try Processes.tdl(["list"], home: home.path)
         XCTAssertTrue(list.stdout.contains("added.bin"), list.stdout)
     }
+
+    /// `tdl add` with request options, sent through the control socket to a running `tdl get`:
+    /// the options travel with the request and the running tdl sends them.
+    func testARunningTdlSendsTheOptionsOfAnAddedURL() throws {
+        let (running, stderr) = try Processes.start(Processes.tdlBinary, ["get", "-q", "-d", downloads.path,
+                                                                           server.url("/file/slow.bin?size=400000&seed=9&rate=200000")],
+                                                     environment: ["TDL_HOME": home.path])
+        defer { if running.isRunning { running.terminate() } }
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) })
+        let add = try Processes.tdl(["add", "-d", downloads.path, "-H", "Cookie: session=abc", "--user-agent", "Mozilla/5.0",
+                                     "--referer", Self.referer, protected("handed.bin", seed: 10)], home: home.path)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertTrue(add.stdout.contains("added"), add.stdout)
+        running.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(running.terminationStatus, 0, message)
+        try assertDownloaded("handed.bin", seed: 10)
+    }
 }
