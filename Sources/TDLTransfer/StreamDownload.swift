@@ -1,4 +1,5 @@
 import CCurl
+import Crypto
 import Foundation
 import TDLCore
 #if canImport(Glibc)
@@ -20,6 +21,13 @@ public final class StreamDownload {
     public var onProgress: ((_ written: Int64, _ size: Int64?) -> Void)?
     /// A retry about to happen, in words.
     public var onRetry: ((String) -> Void)?
+
+    /// The bytes written must match it; a mismatch fails the stream at its end (the reader has
+    /// them already: the exit status is what tells).
+    public var checksum: Checksum? {
+        didSet { hasher = checksum.map { StreamHasher($0.algorithm) } }
+    }
+    private var hasher: StreamHasher?
 
     public private(set) var written: Int64 = 0
     public private(set) var size: Int64?
@@ -60,6 +68,9 @@ public final class StreamDownload {
             }
             if code == CURLE_OK && failure == nil && (size == nil || written == size) {
                 onProgress?(written, size)
+                if let checksum, let actual = hasher?.hex, actual != checksum.hex {
+                    return .checksumMismatch(expected: checksum.hex, actual: actual)
+                }
                 return nil
             }
             let reason = failure ?? (code == CURLE_OK ? .noNetwork("the server closed the connection early") : Self.reason(code))
@@ -181,6 +192,7 @@ public final class StreamDownload {
             done += n
         }
         written += Int64(count)
+        hasher?.update(UnsafeRawBufferPointer(start: pointer, count: count))
         let now = Date().timeIntervalSinceReferenceDate
         if now - lastProgress >= 0.5 {
             lastProgress = now
@@ -202,6 +214,33 @@ public final class StreamDownload {
         case CURLE_LOGIN_DENIED: return .httpStatus(401)
         default: return .unknown(text)
         }
+    }
+}
+
+/// The digest of the bytes written so far, in the algorithm a checksum names.
+struct StreamHasher {
+    private var md5: Insecure.MD5?, sha1: Insecure.SHA1?, sha256: SHA256?, sha512: SHA512?
+
+    init(_ algorithm: Checksum.Algorithm) {
+        switch algorithm {
+        case .md5: md5 = Insecure.MD5()
+        case .sha1: sha1 = Insecure.SHA1()
+        case .sha256: sha256 = SHA256()
+        case .sha512: sha512 = SHA512()
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        md5?.update(bufferPointer: bytes)
+        sha1?.update(bufferPointer: bytes)
+        sha256?.update(bufferPointer: bytes)
+        sha512?.update(bufferPointer: bytes)
+    }
+
+    var hex: String {
+        let digest: [UInt8] = md5.map { Array($0.finalize()) } ?? sha1.map { Array($0.finalize()) }
+            ?? sha256.map { Array($0.finalize()) } ?? sha512.map { Array($0.finalize()) } ?? []
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -61,7 +61,7 @@ struct GetCommand: ParsableCommand {
             throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
         }
         if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1") }
-        if output != nil && urls.count + (inputFile == nil ? 0 : 2) > 1 {
+        if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
         if let checksum, Checksum(checksum) == nil {
@@ -102,7 +102,10 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         if output == "-" { streamToStandardOutput() }
         var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
-        if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
+        if var pasted = request.curlRequest(say: warn) {
+            pasted.options.fileName = pasted.options.fileName ?? output
+            entries.append(pasted)
+        }
         var problems: [String] = []
         do {
             if let inputFile {
@@ -258,15 +261,17 @@ extension GetCommand {
         guard asked.count == 1, inputFile == nil, !all else {
             fail(with: CLIError.badArgument("-o - writes one URL to standard output: give exactly one URL"))
         }
-        for (given, option) in [(checksum != nil || checksumFile != nil || checksumURL != nil, "--checksum"), (jobs != nil, "-j"),
-                                (connections != 8, "-x"), (global.dir != nil, "-d")] where given {
+        for (given, option) in [(jobs != nil, "-j"), (connections != 8, "-x"), (global.dir != nil, "-d")] where given {
             warn("\(option) does not apply to -o -: one connection writes the bytes in order")
         }
-        let entry = requests(asked)[0]
+        let sums = sumFiles()
+        let entry = requests(sums.apply(to: asked))[0]
         let url = entry.url, options = entry.options
         if let problem = URLCheck.problem(with: url) { fail(with: CLIError.badArgument("\(ScreenSafe.url(url)): \(problem)")) }
         let stream = StreamDownload(url: url, options: options, settings: transfer.engineSettings)
+        stream.checksum = options.checksum
         let name = ScreenSafe.clean(URLCheck.suggestedFileName(for: url))
+        if !sums.lists.isEmpty && options.checksum == nil { warn("\(name): not verified (no sum file lists it)") }
         let terminal = isatty(2) == 1
         var lastLine = Date.distantPast
         if let limit = options.rateLimit, limit > 0 { warn("--max-download-limit does not apply to -o -") }

@@ -61,4 +61,18 @@ final class StandardOutputTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("404"), result.stderr)
     }
+
+    /// `--checksum` checks the bytes that went down the pipe: a wrong one fails the run.
+    func testTheChecksumOfTheStreamIsChecked() throws {
+        let url = server.url("/file/summed.bin?size=500000&seed=64")
+        let right = try server.sha256(name: "summed.bin", size: 500_000, seed: 64)
+        let script = "set -o pipefail; \"$TDL\" get -q -o - --checksum \"$SUM\" \"$URL\" | wc -c"
+        let good = try Processes.run("/bin/bash", ["-c", script], environment: ["TDL": Processes.tdlBinary, "URL": url, "TDL_HOME": home.path,
+                                                                                 "SUM": "sha-256=" + right])
+        XCTAssertEqual(good.status, 0, good.stderr)
+        let bad = try Processes.run("/bin/bash", ["-c", script], environment: ["TDL": Processes.tdlBinary, "URL": url, "TDL_HOME": home.path,
+                                                                                "SUM": "sha256=" + String(repeating: "0", count: 64)])
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("checksum mismatch"), bad.stderr)
+    }
 }
