@@ -179,4 +179,15 @@ final class RequestOptionsTests: XCTestCase {
         XCTAssertEqual(running.terminationStatus, 0, message)
         try assertDownloaded("handed.bin", seed: 10)
     }
+
+    /// `--save-cookies` writes the file's cookies and the server's new one, cookies.txt style.
+    func testSaveCookiesWritesTheJar() throws {
+        let jar = work.file("jar.txt")
+        let result = try get(["--load-cookies", try cookies(), "--save-cookies", jar,
+                              server.url("/file/jar.bin?size=1000&set_cookie=fresh=baked")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let saved = try String(contentsOfFile: jar, encoding: .utf8)
+        XCTAssertTrue(saved.contains("\tsession\tabc"), saved)
+        XCTAssertTrue(saved.contains("\tfresh\tbaked"), saved)
+    }
 }

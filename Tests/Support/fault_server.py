@@ -58,6 +58,7 @@ status=C            always answer C with a small text body
 need_cookie=N=V     403 unless the Cookie header holds the pair N=V
 need_referer=R      403 unless Referer is exactly R
 need_agent=A        403 unless User-Agent contains A
+set_cookie=N=V      adds Set-Cookie: N=V; Path=/
 
 Range: single ``bytes=a-b`` / ``bytes=a-`` / ``bytes=-n`` -> 206 with
 Content-Range; unsatisfiable -> 416 with ``Content-Range: bytes */N``.
@@ -648,6 +649,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("ETag", etag)
         if last_modified:
             self.send_header("Last-Modified", last_modified)
+        if q.get("set_cookie"):
+            self.send_header("Set-Cookie", q["set_cookie"] + "; Path=/")
         cd = q.get("cd")
         if cd is not None:
             # send_header encodes with latin-1: bytes reach the client verbatim.
