@@ -4,7 +4,9 @@
 #   scripts/bench.sh                      every scenario
 #   scripts/bench.sh single many          a subset: single (1 GiB, one connection, plus CPU),
 #                                         segmented (rate-limited server, 8 connections),
-#                                         many (500 small files, 16 at a time)
+#                                         many (500 small files, 16 at a time),
+#                                         mirrors (a file of the segmented size from three
+#                                         mirrors at 20 MiB/s per connection, 3 to each)
 #
 # Environment: TDL (binary, default .build/release/tdl), BENCH_RUNS (timed runs per tool,
 # default 5), BENCH_DIR (parent of the temp folder, default /var/tmp: it must be a disk,
@@ -59,8 +61,11 @@ make_work() {
   [ "$(fs_type)" != tmpfs ] || say "bench: warning: $work is on tmpfs, sync costs nothing there"
 }
 
+MIRROR_PIDS=()
 cleanup() {
   [ -s "${work:-}/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null
+  local pid
+  for pid in "${MIRROR_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [ -n "${work:-}" ] && [ -z "${BENCH_KEEP:-}" ] && rm -rf "$work"
   return 0
 }
@@ -171,6 +176,7 @@ command_for() {
   case $scen in
     single) url=$BASE/big.bin ;;
     segmented) url=$BASE/slow/seg.bin ;;
+    mirrors) url=${MIRRORS[0]} ;;
   esac
   case $scen/$tool in
     single/tdl) CMD=("$TDL" get --home "$home" -d "$out" -q -x 1 "$url") ;;
@@ -189,6 +195,11 @@ command_for() {
     single/aria2c) CMD=("${ARIA2[@]}" -x1 -s1 -d "$out" "$url") ;;
     segmented/aria2c) CMD=("${ARIA2[@]}" -x8 -s8 -k1M -d "$out" "$url") ;;
     many/aria2c) CMD=("${ARIA2[@]}" -j16 -i "$work/urls.txt" -d "$out") ;;
+    mirrors/tdl) CMD=("$TDL" get --home "$home" -d "$out" -q -x $((3 * MIRROR_CONNECTIONS)) "${MIRRORS[0]}"
+                      --mirror "${MIRRORS[1]}" --mirror "${MIRRORS[2]}") ;;
+    # aria2c takes the URIs of one file as its mirrors: -s splits over them; its -x counts
+    # per host name, and the three mirrors share 127.0.0.1.
+    mirrors/aria2c) CMD=("${ARIA2[@]}" -s $((3 * MIRROR_CONNECTIONS)) -x $((3 * MIRROR_CONNECTIONS)) -k1M -d "$out" -o seg.bin "${MIRRORS[@]}") ;;
     *) die "no command for $scen/$tool" ;;
   esac
 }
@@ -268,6 +279,39 @@ scenario_many() {
   run_scenario many tdl "${PEERS[@]}"
 }
 
+# Three mirrors of one file: the project's fault server (Tests/Support/fault_server.py) three
+# times, each pacing every connection at 20 MiB/s. Not nginx: its limit_rate lets a
+# connection's first second of bytes go at once and then counts whole seconds, so a 1.5 s
+# download ended at nginx's next second boundary, whoever downloaded it.
+MIRROR_RATE_MIB=20
+MIRROR_CONNECTIONS=3
+start_mirrors() {
+  local m line query
+  query="size=$((SEG_MIB << 20))&seed=7&rate=$((MIRROR_RATE_MIB << 20))"
+  MIRRORS=()
+  for m in 1 2 3; do
+    python3 "$root/Tests/Support/fault_server.py" --port 0 >"$work/mirror$m.port" 2>/dev/null &
+    MIRROR_PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$work/mirror$m.port" ] && break; sleep 0.05; done
+    read -r line <"$work/mirror$m.port" || die "fault server $m did not start"
+    MIRRORS+=("http://127.0.0.1:${line#PORT }/file/seg.bin?$query")
+  done
+  echo "$(curl -s "http://127.0.0.1:${line#PORT }/sha256/seg.bin?$query")  seg.bin" >"$work/mirrors.sha256"
+}
+
+scenario_mirrors() {
+  goal mirrors wall aria2c 0.9
+  # The time the mirrors' combined capacity allows: what the connections can carry at their cap.
+  goal mirrors wall capacity 1.1
+  start_mirrors
+  run_scenario mirrors tdl $(installed aria2c)
+  local round capacity
+  capacity=$(python3 -c "print('%.3f' % ($SEG_MIB / (3 * $MIRROR_CONNECTIONS * $MIRROR_RATE_MIB)))")
+  for ((round = 1; round <= RUNS; round++)); do
+    printf 'mirrors\tcapacity\t%s\t%s\t0\n' "$round" "$capacity" >>"$work/results.tsv"
+  done
+}
+
 # --- report -----------------------------------------------------------------------------
 
 print_machine() {
@@ -293,6 +337,7 @@ labels = {
     "single": "%s, 1 connection" % size(big),
     "segmented": "%s, 40 MiB/s per connection" % size(seg),
     "many": "%s × %s KiB, 16 at a time" % (files, small),
+    "mirrors": "%s, 3 mirrors at 20 MiB/s per connection, 9 connections" % size(seg),
 }
 runs = collections.defaultdict(dict)   # (scen, tool) -> round -> (wall, cpu)
 for line in open(results):
@@ -316,12 +361,12 @@ print("| scenario | tool | median wall s | median user+sys s | tdl/peer (median 
 print("|---|---|---:|---:|---:|---|")
 scens = [s for s in labels if (s, "tdl") in runs]
 for scen in scens:
-    tools = [t for t in ("tdl", "curl", "wget", "aria2c") if (scen, t) in runs]
+    tools = [t for t in ("tdl", "curl", "wget", "aria2c", "capacity") if (scen, t) in runs]
     for tool in tools:
         rows = runs[scen, tool].values()
         wall, cpu = median([w for w, _ in rows]), median([c for _, c in rows])
         r = "" if tool == "tdl" else ratio(scen, tool, 0)
-        cells = [labels[scen], tool, "%.2f" % wall, "%.2f" % cpu,
+        cells = [labels[scen], tool, "%.2f" % wall, "" if tool == "capacity" else "%.2f" % cpu,
                  "" if tool == "tdl" else "%.2f" % r,
                  "" if tool == "tdl" else goal_cell(scen, "wall", tool, r)]
         print("| " + " | ".join(cells) + " |")
@@ -338,9 +383,9 @@ EOF
 
 main() {
   local scens=("$@") s
-  [ ${#scens[@]} -gt 0 ] || scens=(single segmented many)
+  [ ${#scens[@]} -gt 0 ] || scens=(single segmented many mirrors)
   for s in "${scens[@]}"; do
-    case $s in single | segmented | many) ;; *) die "unknown scenario '$s' (single, segmented, many)" ;; esac
+    case $s in single | segmented | many | mirrors) ;; *) die "unknown scenario '$s' (single, segmented, many, mirrors)" ;; esac
   done
   check_tools
   LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -5,7 +5,8 @@ import Foundation
 /// - a task in the trash comes back, in the state it had;
 /// - new options apply to it: a checksum replaces the old one (a failed check is not sticky),
 ///   a file name renames what is on disk (never over another file), a folder applies while
-///   nothing is downloaded yet, a rate limit at once, a connection count from the next start;
+///   nothing is downloaded yet, a rate limit at once, a connection count and what the requests
+///   carry (headers, agent, referer, cookies, mirrors) from the next start;
 ///   what cannot apply is named, and the command fails;
 /// - a finished file is verified, not trusted: missing, of another size, or not matching the
 ///   checksum, it is downloaded again.
@@ -40,6 +41,22 @@ extension DownloadManager {
         if let limit = options.rateLimit { setRateLimit(limit, forTasks: [url]) }
         if let connections = options.connections, tasks[url]!.options.connections != connections {
             tasks[url]!.options.connections = connections
+            markDirty(url)
+        }
+        // What the requests carry (headers, agent, cookies, mirrors) applies from the next start.
+        let given = options.filling(from: tasks[url]!.options)
+        let request = DownloadOptions(headers: options.headers ?? tasks[url]!.options.headers, userAgent: given.userAgent,
+                                      referer: given.referer, cookieFile: given.cookieFile,
+                                      saveCookies: given.saveCookies, mirrors: given.mirrors)
+        if request.headers != tasks[url]!.options.headers || request.userAgent != tasks[url]!.options.userAgent
+            || request.referer != tasks[url]!.options.referer || request.cookieFile != tasks[url]!.options.cookieFile
+            || request.saveCookies != tasks[url]!.options.saveCookies || request.mirrors != tasks[url]!.options.mirrors {
+            tasks[url]!.options.headers = request.headers
+            tasks[url]!.options.userAgent = request.userAgent
+            tasks[url]!.options.referer = request.referer
+            tasks[url]!.options.cookieFile = request.cookieFile
+            tasks[url]!.options.saveCookies = request.saveCookies
+            tasks[url]!.options.mirrors = request.mirrors
             markDirty(url)
         }
         if let fileName, fileName != tasks[url]!.fileName {

@@ -600,9 +600,9 @@ extension DownloadManager {
 }
 
 extension DownloadManager {
-    /// Connections per file for downloads that start from now on (1…16).
+    /// Connections per file for downloads that start from now on (1…32).
     public func setConnectionsPerDownload(_ count: Int) {
-        let clamped = min(16, max(1, count))
+        let clamped = min(DownloadOptions.maxConnections, max(1, count))
         guard settings.connectionsPerDownload != clamped else { return }
         settings.connectionsPerDownload = clamped
         markSettingsDirty()

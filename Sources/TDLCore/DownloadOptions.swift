@@ -13,17 +13,42 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public var checksum: Checksum?
     /// Bytes per second for this download alone; 0 lifts a limit set before.
     public var rateLimit: Int64?
-    /// Connections for this download (1…16).
+    /// Connections for this download (1…32).
     public var connections: Int?
+    /// Request headers of the user's, "Name: value" each. Sent only to the URL's own host (and
+    /// port): a redirect elsewhere does not carry them, as it carries no credentials.
+    public var headers: [String]?
+    /// The User-Agent header (default "tdl/VERSION"); sent on redirects too, as browsers do.
+    public var userAgent: String?
+    /// The Referer header; like `headers`, only for the URL's own host.
+    public var referer: String?
+    /// A Netscape/Mozilla cookies.txt (absolute path), read when the download starts: its
+    /// cookies go only to the domains and paths they name.
+    public var cookieFile: String?
+    /// Where the cookies are written when a connection ends (absolute path), cookies.txt style.
+    public var saveCookies: String?
+    /// Other URLs of the same file: every connection may use any of them.
+    public var mirrors: [String]?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
-                rateLimit: Int64? = nil, connections: Int? = nil) {
+                rateLimit: Int64? = nil, connections: Int? = nil, headers: [String]? = nil,
+                userAgent: String? = nil, referer: String? = nil, cookieFile: String? = nil,
+                saveCookies: String? = nil, mirrors: [String]? = nil) {
         self.directory = directory
         self.fileName = fileName
         self.checksum = checksum
         self.rateLimit = rateLimit
         self.connections = connections
+        self.headers = headers
+        self.userAgent = userAgent
+        self.referer = referer
+        self.cookieFile = cookieFile
+        self.saveCookies = saveCookies
+        self.mirrors = mirrors
     }
+
+    /// The most connections one download may use.
+    public static let maxConnections = 32
 
     public var isEmpty: Bool { self == DownloadOptions() }
 
@@ -32,7 +57,17 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public func filling(from defaults: DownloadOptions) -> DownloadOptions {
         DownloadOptions(directory: directory ?? defaults.directory, fileName: fileName ?? defaults.fileName,
                         checksum: checksum ?? defaults.checksum, rateLimit: rateLimit ?? defaults.rateLimit,
-                        connections: connections ?? defaults.connections)
+                        connections: connections ?? defaults.connections,
+                        headers: RequestHeader.merged(defaults.headers, headers),
+                        userAgent: userAgent ?? defaults.userAgent, referer: referer ?? defaults.referer,
+                        cookieFile: cookieFile ?? defaults.cookieFile, saveCookies: saveCookies ?? defaults.saveCookies,
+                        mirrors: mirrors ?? defaults.mirrors)
+    }
+
+    /// Whether the request carries anything of the user's that must not follow a redirect to
+    /// another host: then tdl follows redirects itself, deciding per host what it sends.
+    public var hasOriginBoundHeaders: Bool {
+        !(headers ?? []).isEmpty || referer != nil
     }
 
     /// What a task keeps: a lifted limit is no limit.

@@ -2,7 +2,8 @@ import Foundation
 import TDLCore
 
 /// aria2c-style input: one URL per line, `#` comments, indented `key=value` lines applying to
-/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`, `split=`).
+/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`, `split=`,
+/// `header=` (repeatable), `user-agent=`, `referer=`, `load-cookies=`).
 public struct InputFile {
     /// The downloads, each with the options its own lines give (a relative `dir=` made
     /// absolute here: the tdl that carries them out may have another working directory).
@@ -51,19 +52,31 @@ public struct InputFile {
                     }
                     options.rateLimit = rate
                 case "split":
-                    guard let count = Int(pair[1]), (1...16).contains(count) else {
-                        problems.append(at + "split must be a number of connections from 1 to 16")
+                    guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
+                        problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")
                         continue
                     }
                     options.connections = count
+                case "header":
+                    if let problem = RequestHeader.problem(with: pair[1]) {
+                        problems.append(at + "header \(RequestHeader.masked(pair[1])): \(problem)")
+                        continue
+                    }
+                    options.headers = (options.headers ?? []) + [pair[1]]
+                case "user-agent": options.userAgent = pair[1]
+                case "referer": options.referer = pair[1]
+                case "load-cookies": options.cookieFile = Paths.absolute(pair[1])
                 default: problems.append(at + "unknown option \"\(pair[0])\"")
                 }
                 entries[entries.count - 1].options = options
                 continue
             }
-            // Several URLs on one line are several downloads (aria2 treats them as mirrors; tdl keeps it simple).
-            for url in trimmed.split(whereSeparator: Self.isBlank) {
-                entries.append(DownloadRequest(url: String(decoding: url, as: UTF8.self)))
+            // As aria2 reads them: URLs separated by tabs are mirrors of one file (the first is
+            // its identity); separated by spaces, they are several downloads.
+            for group in trimmed.split(separator: UInt8(ascii: " ")) {
+                let urls = group.split(separator: UInt8(ascii: "\t")).map { String(decoding: $0, as: UTF8.self) }
+                guard let first = urls.first else { continue }
+                entries.append(DownloadRequest(url: first, options: DownloadOptions(mirrors: urls.count > 1 ? Array(urls.dropFirst()) : nil)))
             }
         }
         entries = entries.indices.filter { !unverifiable.contains($0) }.map { entries[$0] }

@@ -143,6 +143,7 @@ struct ListRenderer {
             "Last note:     " + (task.note ?? "-"),
             "Segments:      " + String(task.segments.count),
         ]
+        lines += task.options.requestDetailLines  // headers, agent, cookies, mirrors; secrets masked
         for (k, segment) in task.segments.prefix(16).enumerated() {
             let end = segment.end.map(String.init) ?? "?"
             let length = segment.end.map { $0 - segment.start } ?? 0

@@ -65,6 +65,12 @@ struct PromptKeys {
         let text = entry.text
         switch entry.purpose {
         case .addURLs:
+            if CurlCommand.looksLikeOne(text) {
+                // "Copy as cURL" from a browser: its URL with the headers and cookies it needs.
+                let (message, isError) = manager.add(curlCommand: text)
+                state.say(ScreenText.clean(message), error: isError)
+                return .listEdited
+            }
             let urls = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
             guard !urls.isEmpty else {
                 state.say("no URL given")

@@ -12,6 +12,18 @@ final class Connection {
     /// The first byte this request asked for.
     let requestStart: Int64
     let asksForRange: Bool
+    /// The URL this request goes to: the download's, a mirror's, or where a redirect pointed.
+    let requestURL: String
+    /// Which of the download's sources (0: its URL, then its mirrors) this request serves.
+    let source: Int
+    /// Redirects followed by tdl itself to reach `requestURL`.
+    let hops: Int
+    /// "scheme://host:port" of `requestURL`: what the per-host connection limit counts.
+    let origin: String
+    /// libcurl follows redirects itself, unless the user's headers must stay on their host.
+    let followsRedirects: Bool
+    /// Counted in the engine's connections per host until released.
+    var holdsHostSlot = false
     var headerList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
@@ -30,14 +42,33 @@ final class Connection {
         case writeFailed(FileError)
         /// A check inside a callback failed; the download fails once curl has let go.
         case failed(FailReason)
+        /// A mirror's answer is another file (size, validator).
+        case otherFile(String)
         case stopped
     }
 
-    init?(download: FileDownload, segmentIndex: Int, settings: EngineSettings) {
+    /// A 3xx answer with a Location, left for tdl to follow.
+    var isUnfollowedRedirect: Bool {
+        !followsRedirects && [301, 302, 303, 307, 308].contains(status) && headers["location"] != nil
+    }
+
+    /// Where the last answer's Location points (absolute), when it had one.
+    var redirectURL: String? {
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard tdl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else { return nil }
+        return String(cString: pointer)
+    }
+
+    init?(download: FileDownload, segmentIndex: Int, source: Int = 0, url: String? = nil, hops: Int = 0, settings: EngineSettings) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.download = download
         self.segmentIndex = segmentIndex
+        self.source = source
+        requestURL = url ?? download.sources[source].url
+        self.hops = hops
+        origin = RequestHeader.origin(of: requestURL) ?? requestURL
+        followsRedirects = !download.job.options.hasOriginBoundHeaders
         let segment = download.segments[segmentIndex]
         requestStart = segment.start + segment.written
         asksForRange = requestStart > 0 || segment.end != nil && download.isSegmented
@@ -54,13 +85,13 @@ final class Connection {
 
     private func configure(_ settings: EngineSettings) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        tdl_setopt_string(handle, CURLOPT_URL, download.url)
+        tdl_setopt_string(handle, CURLOPT_URL, requestURL)
         tdl_setopt_pointer(handle, CURLOPT_PRIVATE, me)
         tdl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, connectionWriteCallback)
         tdl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         tdl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, connectionHeaderCallback)
         tdl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-        tdl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        tdl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, followsRedirects ? 1 : 0)
         tdl_setopt_long(handle, CURLOPT_MAXREDIRS, 20)
         // curl's default, said out loud: credentials never follow a redirect to another host or port.
         tdl_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0)
@@ -74,7 +105,18 @@ final class Connection {
         if download.engine.netrc.fileExists(now: download.engine.now) {
             tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
         }
-        tdl_setopt_string(handle, CURLOPT_USERAGENT, "tdl/\(EngineSettings.version)")
+        let options = download.job.options
+        tdl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent ?? "tdl/\(EngineSettings.version)")
+        // The user's headers and Referer go only to the host (and port) they were given for:
+        // the download's own URL, or the mirror this request serves.
+        if RequestHeader.origin(of: download.sources[source].url) == origin {
+            for header in options.headers ?? [] { headerList = curl_slist_append(headerList, header) }
+            if let referer = options.referer { tdl_setopt_string(handle, CURLOPT_REFERER, referer) }
+        }
+        // curl's cookie engine sends a cookies.txt's cookies only to their domains, on every
+        // host a redirect leads to.
+        if let cookieFile = options.cookieFile { tdl_setopt_string(handle, CURLOPT_COOKIEFILE, cookieFile) }
+        if let saveCookies = options.saveCookies { tdl_setopt_string(handle, CURLOPT_COOKIEJAR, saveCookies) }
         // The file is the bytes the server sent, as `curl -o` saves them: a .tar.gz labelled
         // `Content-Encoding: gzip` (Apache's AddEncoding) decoded would be another file, cut
         // at a Content-Length that counts the encoded bytes. No encoding is asked for either:
@@ -118,6 +160,10 @@ final class Connection {
     /// Body bytes taken but not yet written, and where they go (see `FileDownload.write`).
     var pending: [UInt8] = []
     var pendingOffset: Int64 = 0
+    /// Body bytes this connection took (for comparing the speeds of mirrors).
+    var taken: Int64 = 0
+    /// `taken` when the download last compared its sources; nil before.
+    var takenAtLastLook: Int64?
     /// Bytes per second, nil for none.
     var rateLimit: Int64?
     /// Bytes this connection may still take now.
@@ -166,6 +212,8 @@ final class Connection {
     func checkResponse() -> Bool {
         headersChecked = true
         guard isHTTP else { return download.connectionStarted(self) }
+        // Its body is read and dropped; the download follows it once the answer is over.
+        if isUnfollowedRedirect { return true }
         if status >= 400 {
             if status == 416 && asksForRange {
                 stopReason = .rangeNotSatisfiable
@@ -218,6 +266,7 @@ final class Connection {
     func receiveBody(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         if !headersChecked, !checkResponse() { return 0 }
         if stopReason != nil { return 0 }
+        if isUnfollowedRedirect { return count }
         if rateLimit != nil {
             if allowance <= 0 {
                 isPaused = true
@@ -225,7 +274,9 @@ final class Connection {
             }
             allowance -= Double(count)
         }
-        return download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+        let n = download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
+        taken += Int64(n)
+        return n
     }
 
     /// The detail curl wrote for the last failure, nil when none.

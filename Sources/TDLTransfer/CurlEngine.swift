@@ -37,6 +37,7 @@ public final class CurlEngine: TransferEngine {
     private let postedLock = NSLock()
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+    static var globalInitDone: Void { globalInit }
 
     private static let processSetUp: Void = {
         // Every connection allocates curl's 512 KiB receive buffer and a 256 KiB gather buffer.
@@ -128,7 +129,10 @@ public final class CurlEngine: TransferEngine {
         // Twice a second: a crash loses at most half a second of transfer.
         if t - lastCheckpoint >= 0.5 {
             lastCheckpoint = t
-            for download in downloads.values { download.checkpoint() }
+            for download in downloads.values {
+                download.checkpoint()
+                download.compareSources(now: t)
+            }
         }
         var ready = Set<Int32>()
         for waitFD in waitFDs where waitFD.revents != 0 { ready.insert(waitFD.fd) }
@@ -160,11 +164,31 @@ public final class CurlEngine: TransferEngine {
 
     func add(_ connection: Connection) {
         curl_multi_add_handle(multi, connection.handle)
+        connection.holdsHostSlot = true
+        connectionsPerHost[connection.origin, default: 0] += 1
         applyRateLimits()
     }
 
     func remove(_ connection: Connection) {
         curl_multi_remove_handle(multi, connection.handle)
+        release(connection)
+    }
+
+    /// Connections open (or waiting in libcurl) per "scheme://host:port", over all downloads.
+    var connectionsPerHost: [String: Int] = [:]
+    private var hostSlotFreed = false
+
+    /// Whether another connection to `origin` stays within `--max-connections-per-host`.
+    func hostHasRoom(_ origin: String) -> Bool {
+        (connectionsPerHost[origin] ?? 0) < max(1, settings.maxConnectionsPerHost)
+    }
+
+    private func release(_ connection: Connection) {
+        guard connection.holdsHostSlot else { return }
+        connection.holdsHostSlot = false
+        let left = (connectionsPerHost[connection.origin] ?? 1) - 1
+        connectionsPerHost[connection.origin] = left > 0 ? left : nil
+        hostSlotFreed = true
     }
 
     /// The download left the active set. Only that one: a finish or failure that arrives after
@@ -221,8 +245,14 @@ public final class CurlEngine: TransferEngine {
             curl_multi_remove_handle(multi, handle)
             guard let raw else { continue }
             let connection = Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
+            release(connection)
             connection.download.connectionDone(connection, result: result)
             applyRateLimits()
+        }
+        // A connection that ended leaves room on its host for one that waits.
+        if hostSlotFreed {
+            hostSlotFreed = false
+            for download in Array(downloads.values) where download.waitsForHost { download.fillConnections() }
         }
     }
 

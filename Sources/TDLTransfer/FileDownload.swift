@@ -23,9 +23,21 @@ final class FileDownload {
         var remaining: Int64 { end.map { $0 - start - written } ?? .max }
     }
 
+    /// Where the file's bytes may come from: its URL, then its mirrors.
+    struct Source {
+        var url: String
+        /// Why it is no longer used for this download (another size, failures…); nil while it is.
+        var dropped: String?
+        /// Answered once with this file's size and validators.
+        var verified = false
+    }
+
     unowned let engine: CurlEngine
     let job: TransferJob
     var url: String { job.url }
+    var sources: [Source]
+    /// Some connection could not start because its host had all the connections it may have.
+    var waitsForHost = false
     let isHTTP: Bool
     var fileName: String
     var size: Int64?
@@ -65,6 +77,7 @@ final class FileDownload {
         let scheme = URLComponents(string: job.url)?.scheme?.lowercased() ?? ""
         isHTTP = scheme == "http" || scheme == "https"
         fileName = job.fileName
+        sources = ([job.url] + (job.options.mirrors ?? [])).map { Source(url: $0) }
         size = job.size
         etag = job.etag
         lastModified = job.lastModified
@@ -137,20 +150,125 @@ final class FileDownload {
         resolved = false
     }
 
-    /// Starts a connection for every segment that needs one, up to the connection count.
+    /// Starts a connection for every segment that needs one, up to the connection count and
+    /// the per-host limit (a connection its host has no room for waits for one to end).
     func fillConnections() {
         guard !stopped, !finishing else { return }
+        waitsForHost = false
         let now = engine.now
         for i in segments.indices where segments[i].connection == nil && !segments[i].isComplete {
             if connections.count >= max(1, job.connections) { break }
             if let retryAt = segments[i].retryAt, retryAt > now { continue }
+            guard let source = nextSource() else {
+                waitsForHost = true
+                break
+            }
             segments[i].retryAt = nil
-            guard let connection = Connection(download: self, segmentIndex: i, settings: engine.settings) else { continue }
+            guard let connection = Connection(download: self, segmentIndex: i, source: source, settings: engine.settings) else { continue }
             segments[i].connection = connection
             engine.add(connection)
         }
         if connections.count < job.connections && resolved && isHTTP && size != nil {
             splitLargestSegment()
+        }
+    }
+
+    /// The source the next connection uses: of those still in use whose host has room, the one
+    /// with the fewest connections (the URL itself first on a tie); nil when no host has room.
+    /// Until the first answer says what the file is, only the first source still in use.
+    func nextSource() -> Int? {
+        let alive = sources.indices.filter { sources[$0].dropped == nil }
+        let candidates = resolved ? alive : Array(alive.prefix(1))
+        var counts = [Int](repeating: 0, count: sources.count)
+        for connection in connections { counts[connection.source] += 1 }
+        return candidates.filter { engine.hostHasRoom(RequestHeader.origin(of: sources[$0].url) ?? sources[$0].url) }
+            .min { counts[$0] < counts[$1] }
+    }
+
+    // MARK: - Mirrors
+
+    /// Whether a source other than `source` is still in use: then `source` can be given up.
+    func hasOtherSource(than source: Int) -> Bool {
+        sources.indices.contains { $0 != source && sources[$0].dropped == nil }
+    }
+
+    /// Gives a source up for the rest of this download, with a note naming it; its other
+    /// connections end and their segments go on from the other sources (after the current
+    /// curl callback, where handles cannot be removed).
+    func dropSource(_ source: Int, because why: String) {
+        guard sources[source].dropped == nil else { return }
+        sources[source].dropped = why
+        engine.report(.note(url: url, text: "mirror \(URLCheck.withoutPassword(sources[source].url)) dropped: \(why)", retries: failures))
+        engine.post { [self] in
+            guard !stopped, !finishing else { return }
+            for connection in connections where connection.source == source {
+                if let error = writePending(connection) { return failNow(error.reason) }
+                connection.stopReason = .stopped
+                engine.remove(connection)
+                segments[connection.segmentIndex].connection = nil
+            }
+            fillConnections()
+        }
+    }
+
+    /// Why a mirror's first answer is not this file: another size or validator; nil when it is.
+    func mismatch(of connection: Connection) -> String? {
+        let headers = connection.headers
+        let total = connection.status == 206 ? headers["content-range"].flatMap(Connection.contentRangeTotal)
+            : connection.status == 200 ? headers["content-length"].flatMap { Int64($0) } : nil
+        if let total, total != size {
+            return "another size (\(total) bytes, not \(size.map(String.init) ?? "?"))"
+        }
+        if let theirs = headers["etag"], let ours = etag, theirs != ours { return "another ETag (\(theirs), not \(ours))" }
+        if headers["etag"] == nil || etag == nil, let theirs = headers["last-modified"], let ours = lastModified, theirs != ours {
+            return "another Last-Modified"
+        }
+        return nil
+    }
+
+    /// The best rate per connection any source has shown, when it was last looked at, and
+    /// since when each source has been slow.
+    var bestRate: Double = 0
+    var lastLook: Double = 0
+    var slowSince: [Int: Double] = [:]
+
+    /// Twice a second: a source whose connections carry less than a fifth of the best rate
+    /// per connection seen from any source, for 5 s (`slowMirrorSeconds`), is dropped while
+    /// another is in use; its segments go on from the others. Only connections that were
+    /// already there at the last look count, so a new one is not slow for its first bytes.
+    func compareSources(now: Double) {
+        guard sources.count > 1, resolved, !stopped, !finishing else { return }
+        let elapsed = now - lastLook
+        lastLook = now
+        var bytes = [Int64](repeating: 0, count: sources.count)
+        var counted = [Int](repeating: 0, count: sources.count)
+        for connection in connections {
+            if let before = connection.takenAtLastLook {
+                bytes[connection.source] += connection.taken - before
+                counted[connection.source] += 1
+            }
+            connection.takenAtLastLook = connection.taken
+        }
+        // A rate limit slows every source alike: nothing to compare then.
+        guard elapsed > 0 && elapsed < 5, engine.globalRateLimit == nil, engine.rateLimits[url] == nil else { return }
+        let rates = sources.indices.map { s -> Double? in
+            guard sources[s].dropped == nil, counted[s] > 0 else { return nil }
+            return Double(bytes[s]) / elapsed / Double(counted[s])
+        }
+        let measured = rates.compactMap { $0 }
+        // Sources measured side by side are compared with each other; one left alone at the
+        // tail, with the best any source showed before.
+        bestRate = measured.count > 1 ? measured.max()! : max(bestRate, measured.max() ?? 0)
+        for s in sources.indices {
+            guard let rate = rates[s], rate < bestRate / 5 else {
+                slowSince[s] = nil
+                continue
+            }
+            let since = slowSince[s] ?? now
+            slowSince[s] = since
+            if now - since >= engine.settings.slowMirrorSeconds && hasOtherSource(than: s) {
+                dropSource(s, because: "slow (\(ByteFormat.rate(Int64(rate))) per connection, another gave \(ByteFormat.rate(Int64(bestRate))))")
+            }
         }
     }
 
@@ -160,11 +278,15 @@ final class FileDownload {
         guard let i = segments.indices.filter({ segments[$0].connection != nil })
             .max(by: { segments[$0].remaining < segments[$1].remaining }),
             let end = segments[i].end, segments[i].remaining >= 2 * Self.minSegmentSize else { return }
+        guard let source = nextSource() else {
+            waitsForHost = true
+            return
+        }
         let middle = segments[i].start + segments[i].written + segments[i].remaining / 2
         segments[i].end = middle
         segments.append(LiveSegment(start: middle, end: end, written: 0, durable: 0))
         let index = segments.count - 1
-        guard let connection = Connection(download: self, segmentIndex: index, settings: engine.settings) else { return }
+        guard let connection = Connection(download: self, segmentIndex: index, source: source, settings: engine.settings) else { return }
         segments[index].connection = connection
         engine.add(connection)
     }
@@ -174,7 +296,17 @@ final class FileDownload {
     /// Called once per connection when its answer checked out. The first one decides the
     /// name, size and validators. False stops the transfer.
     func connectionStarted(_ connection: Connection) -> Bool {
-        guard !resolved else { return true }
+        if resolved {
+            // A mirror's first answer must be this very file before a byte of it is written.
+            guard !sources[connection.source].verified else { return true }
+            if let why = mismatch(of: connection) {
+                connection.stopReason = .otherFile(why)
+                return false
+            }
+            sources[connection.source].verified = true
+            return true
+        }
+        sources[connection.source].verified = true
         let headers = connection.headers
         let status = connection.status
         if isHTTP {
@@ -380,6 +512,7 @@ final class FileDownload {
         }
         segments[i].connection = nil
         if stopped { return }
+        if connection.isUnfollowedRedirect && result == CURLE_OK { return followRedirect(connection) }
         if !resolved && !connection.headersChecked && result == CURLE_OK {
             // An empty body never reached the write callback: check the answer now.
             if !connection.checkResponse() { return connectionFailed(connection, result: result) }
@@ -400,8 +533,36 @@ final class FileDownload {
         connectionFailed(connection, result: result)
     }
 
+    /// Follows a redirect libcurl left to tdl (the user's headers are set): the next request
+    /// carries them only if it stays on their host (see `Connection.configure`).
+    func followRedirect(_ connection: Connection) {
+        let i = connection.segmentIndex
+        guard connection.hops < 20 else { return failNow(.tooManyRedirects) }
+        guard var target = connection.redirectURL else { return failNow(.badURL("a redirect without a usable Location")) }
+        // Credentials in the URL stay with their host, as libcurl keeps them when it follows.
+        let from = connection.requestURL
+        if RequestHeader.origin(of: target) == RequestHeader.origin(of: from), let user = URLComponents(string: from)?.percentEncodedUser,
+           var components = URLComponents(string: target), components.percentEncodedUser == nil {
+            components.percentEncodedUser = user
+            components.percentEncodedPassword = URLComponents(string: from)?.percentEncodedPassword
+            target = components.string ?? target
+        }
+        guard let next = Connection(download: self, segmentIndex: i, source: connection.source, url: target,
+                                    hops: connection.hops + 1, settings: engine.settings) else {
+            return retrySegment(i, reason: .unknown("cannot start a connection"))
+        }
+        segments[i].connection = next
+        engine.add(next)
+    }
+
     func connectionFailed(_ connection: Connection, result: CURLcode) {
         let i = connection.segmentIndex
+        // With another source in use, a source that fails is given up, never retried into the
+        // file: its segment goes on from the others at once.
+        if hasOtherSource(than: connection.source), let why = sourceFailure(connection, result: result) {
+            dropSource(connection.source, because: why)
+            return fillConnections()
+        }
         switch connection.stopReason {
         case .rangeIgnored?:
             rangesUnsupported = connection.status == 200
@@ -420,6 +581,8 @@ final class FileDownload {
             return failNow(error.reason)
         case .failed(let reason)?:
             return failNow(reason)
+        case .otherFile(let why)?:
+            return failNow(.unknown("no mirror left that serves this file: the last one has \(why)"))
         case .stopped?:
             return
         default:
@@ -427,6 +590,18 @@ final class FileDownload {
         }
         let reason = Self.reason(for: result, connection: connection)
         if reason.isTransient { retrySegment(i, reason: reason) } else { failNow(reason) }
+    }
+
+    /// Why this connection's failure is its source's (nil: the download's own, as a full disk).
+    func sourceFailure(_ connection: Connection, result: CURLcode) -> String? {
+        switch connection.stopReason {
+        case .otherFile(let why)?: return why
+        case .rangeIgnored?: return mismatch(of: connection) ?? "it ignored the range"
+        case .rangeNotSatisfiable?: return "it does not have those bytes (416)"
+        case .httpError(let code, _)?: return FailReason.httpStatus(code).message
+        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?: return nil
+        case nil: return Self.reason(for: result, connection: connection).message
+        }
     }
 
     static func reason(for code: CURLcode, connection: Connection) -> FailReason {

@@ -16,6 +16,7 @@ struct AddCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var folder: FolderOption
+    @OptionGroup var request: RequestOptions
 
     @Argument(help: "URLs to add.")
     var urls: [String] = []
@@ -26,6 +27,7 @@ struct AddCommand: ParsableCommand {
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
         var problems: [String] = []
+        if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         do {
             if let inputFile {
                 let input = try InputFile.read(inputFile)
@@ -33,9 +35,13 @@ struct AddCommand: ParsableCommand {
                 problems.forEach(warn)
                 entries += input.entries
             }
-            if entries.isEmpty { throw CLIError.badArgument("give at least one URL or -i FILE") }
-            let folder = DownloadOptions(directory: folder.dir.map(Paths.absolute))
-            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: folder)) }
+            if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
+            if !request.mirror.isEmpty && entries.count != 1 {
+                throw CLIError.badArgument("--mirror names other URLs of one file: give exactly one URL")
+            }
+            var given = request.downloadOptions
+            given.directory = folder.dir.map(Paths.absolute)
+            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
             var reply = try SessionRoute.run(ControlRequest(command: .add, items: items), options: global)
             // The rest is added; a line that could not be used still fails the command.
             if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }

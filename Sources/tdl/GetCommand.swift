@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TDLCore
 import TDLSession
+import TDLTransfer
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +21,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
+    @OptionGroup var request: RequestOptions
 
     @Argument(help: "URLs to download.")
     var urls: [String] = []
@@ -27,13 +29,13 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name.", valueName: "name"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name; - writes its bytes to standard output.", valueName: "name"))
     var output: String?
 
     @Option(name: .customShort("j"), help: "Downloads at the same time.")
     var jobs: Int?
 
-    @Option(name: .customShort("x"), help: "Connections per file (1-16).")
+    @Option(name: .customShort("x"), help: "Connections per file (1-32).")
     var connections: Int = 8
 
     @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M.", valueName: "rate"))
@@ -45,6 +47,12 @@ struct GetCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Verify the file: md5|sha1|sha256|sha512=HEX.", valueName: "algo=hex"))
     var checksum: String?
 
+    @Option(help: ArgumentHelp("Verify each file this sum file lists (sha256sum, sha512sum or md5sum output); a file it does not list is reported as not verified.", valueName: "file"))
+    var checksumFile: String?
+
+    @Option(name: .customLong("checksum-url"), help: ArgumentHelp("Fetch a sum file first, then use it as --checksum-file.", valueName: "url"))
+    var checksumURL: String?
+
     @Flag(help: "Also run every unfinished download of the session.")
     var all = false
 
@@ -52,9 +60,11 @@ struct GetCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard (1...16).contains(connections) else { throw ValidationError("-x must be between 1 and 16") }
+        guard (1...DownloadOptions.maxConnections).contains(connections) else {
+            throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
+        }
         if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1") }
-        if output != nil && urls.count + (inputFile == nil ? 0 : 2) > 1 {
+        if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
         if let checksum, Checksum(checksum) == nil {
@@ -66,7 +76,15 @@ struct GetCommand: ParsableCommand {
         if let maxDownloadLimit, ByteFormat.parseRate(maxDownloadLimit) == nil {
             throw ValidationError("--max-download-limit must look like 500K, 2M or 1048576")
         }
-        if urls.isEmpty && inputFile == nil && !all { throw ValidationError("give at least one URL, -i FILE or --all") }
+        if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
+            throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
+        }
+        if let checksumFile, !FileManager.default.isReadableFile(atPath: checksumFile) {
+            throw ValidationError("--checksum-file: cannot read \(checksumFile)")
+        }
+        if urls.isEmpty && inputFile == nil && !all && request.curl == nil {
+            throw ValidationError("give at least one URL, -i FILE, --curl or --all")
+        }
     }
 
     /// Options given to this run that a running tdl, downloading for it, does not take.
@@ -77,6 +95,7 @@ struct GetCommand: ParsableCommand {
         if limitRate != nil { given.append("--limit-rate") }
         if transfer.insecure { given.append("--insecure") }
         if transfer.cacert != nil { given.append("--cacert") }
+        if transfer.maxConnectionsPerHost != nil { given.append("--max-connections-per-host") }
         if hookOptions.onComplete != nil { given.append("--on-complete") }
         if hookOptions.onError != nil { given.append("--on-error") }
         if launch.interrupted != nil { given.append("--interrupted") }
@@ -84,7 +103,12 @@ struct GetCommand: ParsableCommand {
     }
 
     func run() throws {
+        if output == "-" { streamToStandardOutput() }
         var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
+        if var pasted = request.curlRequest(say: warn) {
+            pasted.options.fileName = pasted.options.fileName ?? output
+            entries.append(pasted)
+        }
         var problems: [String] = []
         do {
             if let inputFile {
@@ -96,6 +120,8 @@ struct GetCommand: ParsableCommand {
             fail(with: error)
         }
         for problem in problems { warn(problem) }
+        let sums = sumFiles()
+        entries = sums.apply(to: entries)
         let session: Session
         do {
             session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
@@ -148,8 +174,15 @@ struct GetCommand: ParsableCommand {
         let wanted = Set(requested)
         var unsettled = wanted.filter(isPending)
         var ended: [String] = []
+        var shownNotes: [String: String] = [:]
         let observer = manager.observe { event in
             switch event {
+            case .taskChanged(let url):
+                // A mirror given up is said at once: the user may want to fix or drop it.
+                if wanted.contains(url), let note = manager.task(url)?.note, note.hasPrefix("mirror "), shownNotes[url] != note {
+                    shownNotes[url] = note
+                    warn("\(ScreenSafe.url(url)): \(note)")
+                }
             case .taskSucceeded(let url, _), .taskFailed(let url, _):
                 if wanted.contains(url) { ended.append(url) }
             default:
@@ -197,6 +230,18 @@ struct GetCommand: ParsableCommand {
         var failed = false
         for url in requested {
             guard let task = manager.task(url) else { continue }
+            if task.state == .finished, !sums.lists.isEmpty, task.options.checksum == nil {
+                // The server named the file otherwise than its URL: look its own name up now.
+                let name = (task.filePath as NSString).lastPathComponent
+                if let checksum = sums.checksum(forFileName: name) {
+                    if FileDigest.hex(ofFile: task.filePath, algorithm: checksum.algorithm) != checksum.hex {
+                        failed = true
+                        warn("\(name): does not match the \(checksum.algorithm.rawValue) of the sum file")
+                    }
+                } else {
+                    warn("\(name): not verified (no sum file lists it)")
+                }
+            }
             if task.state != .finished {
                 failed = true
                 let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
@@ -214,11 +259,78 @@ struct GetCommand: ParsableCommand {
 }
 
 extension GetCommand {
+    /// `-o -`: the one URL's bytes in order to standard output, progress on stderr, nothing
+    /// kept in the session (no file is made). Exits 1 when the stream could not be completed.
+    func streamToStandardOutput() -> Never {
+        var asked = urls.map { DownloadRequest(url: $0) }
+        if let pasted = request.curlRequest(say: warn) { asked.append(pasted) }
+        guard asked.count == 1, inputFile == nil, !all else {
+            fail(with: CLIError.badArgument("-o - writes one URL to standard output: give exactly one URL"))
+        }
+        for (given, option) in [(jobs != nil, "-j"), (connections != 8, "-x"), (folder.dir != nil, "-d")] where given {
+            warn("\(option) does not apply to -o -: one connection writes the bytes in order")
+        }
+        let sums = sumFiles()
+        let entry = requests(sums.apply(to: asked))[0]
+        let url = entry.url, options = entry.options
+        if let problem = URLCheck.problem(with: url) { fail(with: CLIError.badArgument("\(ScreenSafe.url(url)): \(problem)")) }
+        let stream = StreamDownload(url: url, options: options, settings: transfer.engineSettings)
+        stream.checksum = options.checksum
+        let name = ScreenSafe.clean(URLCheck.suggestedFileName(for: url))
+        if !sums.lists.isEmpty && options.checksum == nil { warn("\(name): not verified (no sum file lists it)") }
+        let terminal = isatty(2) == 1
+        var lastLine = Date.distantPast
+        if let limit = options.rateLimit, limit > 0 { warn("--max-download-limit does not apply to -o -") }
+        if !quiet {
+            stream.onProgress = { written, size in
+                // A line a second on a terminal, one every 5 s in a log.
+                guard Date().timeIntervalSince(lastLine) >= (terminal ? 0.5 : 5) else { return }
+                lastLine = Date()
+                let total = size.map { "/" + ByteFormat.string($0) } ?? ""
+                FileHandle.standardError.write(Data(((terminal ? "\r\u{1B}[2K" : "") + "tdl: \(name): \(ByteFormat.string(written))\(total)" + (terminal ? "" : "\n")).utf8))
+            }
+            stream.onRetry = { text in warn("\(ScreenSafe.url(url)): \(text)") }
+        }
+        let failure = stream.run()
+        if terminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if let failure {
+            warn("\(ScreenSafe.url(url)): \(failure.message) (\(stream.written) bytes written)")
+            Foundation.exit(ExitStatus.downloadFailed)
+        }
+        if !quiet { warn("done: \(name) to standard output (\(ByteFormat.string(stream.written)))") }
+        Foundation.exit(ExitStatus.ok)
+    }
+
+    /// The sum files of `--checksum-file` and `--checksum-url`, read before anything is added.
+    func sumFiles() -> SumFiles {
+        var sums = SumFiles()
+        do {
+            if let checksumFile {
+                let list = ChecksumList(text: try String(contentsOfFile: checksumFile, encoding: .utf8))
+                list.problems.forEach { warn("\(checksumFile): \($0)") }
+                sums.lists.append(list)
+            }
+            if let checksumURL {
+                let text = try TextFetch.text(checksumURL, settings: transfer.engineSettings, userAgent: request.userAgent,
+                                              cookieFile: request.loadCookies.map(Paths.absolute))
+                let list = ChecksumList(text: text)
+                list.problems.forEach { warn("\(ScreenSafe.url(checksumURL)): \($0)") }
+                sums.lists.append(list)
+            }
+        } catch {
+            fail(with: CLIError.badArgument("cannot read the sum file: \(error)"))
+        }
+        if sums.lists.contains(where: \.isEmpty) { fail(with: CLIError.badArgument("the sum file lists no checksum")) }
+        return sums
+    }
+
     /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
     /// and this command's where it gives none. `-d` is also the session's folder from now on.
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
-        let given = DownloadOptions(directory: folder.dir.map(Paths.absolute), checksum: checksum.flatMap(Checksum.init),
-                                    rateLimit: maxDownloadLimit.flatMap(ByteFormat.parseRate))
+        var given = request.downloadOptions
+        given.directory = folder.dir.map(Paths.absolute)
+        given.checksum = checksum.flatMap(Checksum.init)
+        given.rateLimit = maxDownloadLimit.flatMap(ByteFormat.parseRate)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }
 
@@ -241,6 +353,31 @@ extension GetCommand {
             fail(with: CLIError.store(why))
         } catch {
             fail(with: CLIError.sessionInUse(global.session))
+        }
+    }
+}
+
+/// The sum files given to a `tdl get`: a file they list gets the checksum as if `--checksum`
+/// named it for that file.
+struct SumFiles {
+    var lists: [ChecksumList] = []
+
+    func checksum(forFileName name: String) -> Checksum? {
+        lists.lazy.compactMap { $0.checksum(forFileName: name) }.first
+    }
+
+    /// Each entry without a checksum of its own gets the one listed for its file name (the
+    /// one chosen with -o or out=, else the URL's); a digest without a name is for a single URL.
+    func apply(to entries: [DownloadRequest]) -> [DownloadRequest] {
+        guard !lists.isEmpty else { return entries }
+        let unnamed = entries.count == 1 ? lists.lazy.compactMap(\.unnamed).first : nil
+        return entries.map { entry in
+            var entry = entry
+            if entry.options.checksum == nil {
+                let name = entry.options.fileName ?? URLCheck.suggestedFileName(for: entry.url)
+                entry.options.checksum = checksum(forFileName: name) ?? unnamed
+            }
+            return entry
         }
     }
 }

@@ -12,7 +12,13 @@ struct TransferOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file (default: CURL_CA_BUNDLE, else SSL_CERT_FILE, else the system's).", valueName: "file"))
     var cacert: String?
 
+    @Option(help: ArgumentHelp("Connections to one host over all downloads (default 16); more wait.", valueName: "n"))
+    var maxConnectionsPerHost: Int?
+
     func validate() throws {
+        if let maxConnectionsPerHost, maxConnectionsPerHost < 1 {
+            throw ValidationError("--max-connections-per-host must be at least 1")
+        }
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
             throw ValidationError("--cacert: cannot read \(cacert)")
         }
@@ -22,6 +28,7 @@ struct TransferOptions: ParsableArguments {
         var settings = EngineSettings.fromEnvironment()
         settings.insecure = insecure
         if let cacert { settings.caBundle = Paths.absolute(cacert) }
+        if let maxConnectionsPerHost { settings.maxConnectionsPerHost = maxConnectionsPerHost }
         return settings
     }
 }

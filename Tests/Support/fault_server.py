@@ -23,9 +23,12 @@ GET /auth/basic/<user>/<pass>/<rest>?...
 GET /auth/digest/<user>/<pass>/<rest>?...
     The same behind RFC 7616 Digest auth (MD5, qop=auth).
 GET /stats                   JSON counters (requests to /stats and /reset are
-                             not counted); per path: requests, body_bytes and
-                             authorization (requests that carried one);
-                             proxied: requests relayed as a proxy
+                             not counted); per path: requests, body_bytes,
+                             authorization (requests that carried one) and
+                             headers (lowercase name -> requests that carried
+                             it), cookies (the cookie names sent); proxied: requests relayed as a proxy;
+                             max_connections / max_in_flight: the most TCP
+                             connections open / /file answers being sent at once
 GET http://host:port/path    (absolute URI: a forward-proxy request) relayed
                              to that server and back, counted as proxied
 POST|GET /reset              zero counters and fail_first counts
@@ -52,6 +55,10 @@ fail_first=K        first K requests for this exact path?query answer
 fail_code=C         C (default 500) with a small body
 retry_after=S       adds Retry-After: S to fail_first / status answers
 status=C            always answer C with a small text body
+need_cookie=N=V     403 unless the Cookie header holds the pair N=V
+need_referer=R      403 unless Referer is exactly R
+need_agent=A        403 unless User-Agent contains A
+set_cookie=N=V      adds Set-Cookie: N=V; Path=/
 
 Range: single ``bytes=a-b`` / ``bytes=a-`` / ``bytes=-n`` -> 206 with
 Content-Range; unsatisfiable -> 416 with ``Content-Range: bytes */N``.
@@ -70,6 +77,7 @@ import http.server
 import json
 import re
 import secrets
+import select
 import signal
 import socket
 import sys
@@ -176,20 +184,39 @@ class Stats:
             self.proxied = 0
             self.per_path = {}
             self.fail_counts = {}
+            self.connections = getattr(self, "connections", 0)
+            self.max_connections = self.connections
+            self.in_flight = getattr(self, "in_flight", 0)
+            self.max_in_flight = self.in_flight
+
+    def connection_opened(self, delta):
+        with self.lock:
+            self.connections += delta
+            self.max_connections = max(self.max_connections, self.connections)
+
+    def answer_sending(self, delta):
+        with self.lock:
+            self.in_flight += delta
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
     def _entry(self, path):
         e = self.per_path.get(path)
         if e is None:
-            e = self.per_path[path] = {"requests": 0, "body_bytes": 0, "authorization": 0}
+            e = self.per_path[path] = {"requests": 0, "body_bytes": 0, "authorization": 0, "headers": {}, "cookies": []}
         return e
 
-    def count_request(self, path, authorized):
+    def count_request(self, path, authorized, header_names=(), cookie_names=()):
         with self.lock:
             self.requests += 1
             entry = self._entry(path)
             entry["requests"] += 1
             if authorized:
                 entry["authorization"] += 1
+            for name in set(header_names):
+                entry["headers"][name] = entry["headers"].get(name, 0) + 1
+            for name in cookie_names:
+                if name not in entry["cookies"]:
+                    entry["cookies"].append(name)
 
     def count_proxied(self):
         with self.lock:
@@ -213,7 +240,9 @@ class Stats:
                 "requests": self.requests,
                 "body_bytes": self.body_bytes,
                 "proxied": self.proxied,
-                "per_path": {p: dict(v) for p, v in self.per_path.items()},
+                "max_connections": self.max_connections,
+                "max_in_flight": self.max_in_flight,
+                "per_path": {p: dict(v, headers=dict(v["headers"]), cookies=list(v["cookies"])) for p, v in self.per_path.items()},
             }
 
 
@@ -353,6 +382,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
+        STATS.connection_opened(1)
         try:
             super().handle()
         except DISCONNECT_ERRORS:
@@ -362,6 +392,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except OSError:
             # e.g. EBADF after a deliberate drop, or other socket teardown.
             pass
+        finally:
+            STATS.connection_opened(-1)
 
     # -- plumbing ---------------------------------------------------------
 
@@ -418,14 +450,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 STATS.reset()
                 return self._simple(200, "ok\n")
 
-            STATS.count_request(path, "Authorization" in self.headers)
+            cookies = [c.split("=", 1)[0].strip() for c in self.headers.get("Cookie", "").split(";") if c.strip()]
+            STATS.count_request(path, "Authorization" in self.headers, [k.lower() for k in self.headers.keys()], cookies)
             key = path + ("?" + query if query else "")
 
             if self.command == "POST":
                 return self._simple(405, "method not allowed\n", headers=[("Allow", "GET, HEAD")])
 
             if path.startswith("/file/") and len(path) > len("/file/"):
-                return self._serve_file(path, key, q)
+                STATS.answer_sending(1)
+                try:
+                    return self._serve_file(path, key, q)
+                finally:
+                    STATS.answer_sending(-1)
             if path.startswith("/sha256/") and len(path) > len("/sha256/"):
                 size = int_param(q, "size", DEFAULT_SIZE)
                 seed = q.get("seed", "0") or "0"
@@ -520,7 +557,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # -- /file ------------------------------------------------------------
 
+    def _refusal(self, q):
+        """Why a request lacks what need_cookie / need_referer / need_agent ask; None if not."""
+        cookie = q.get("need_cookie")
+        if cookie is not None:
+            pairs = [p.strip() for p in self.headers.get("Cookie", "").split(";")]
+            if cookie not in pairs:
+                return "cookie"
+        referer = q.get("need_referer")
+        if referer is not None and self.headers.get("Referer") != referer:
+            return "referer"
+        agent = q.get("need_agent")
+        if agent is not None and agent not in self.headers.get("User-Agent", ""):
+            return "user agent"
+        return None
+
     def _serve_file(self, path, key, q):
+        refused = self._refusal(q)
+        if refused:
+            return self._simple(403, f"forbidden: no {refused}\n")
         retry_after = q.get("retry_after")
         extra = [("Retry-After", retry_after)] if retry_after else []
 
@@ -594,6 +649,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("ETag", etag)
         if last_modified:
             self.send_header("Last-Modified", last_modified)
+        if q.get("set_cookie"):
+            self.send_header("Set-Cookie", q["set_cookie"] + "; Path=/")
         cd = q.get("cd")
         if cd is not None:
             # send_header encodes with latin-1: bytes reach the client verbatim.
@@ -629,6 +686,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass
         raise Dropped()
+
+    def _pause(self, seconds):
+        """Sleeps, but notices at once a client that closed meanwhile (so the counts of
+        connections and answers at once follow the client, not the next write)."""
+        ready, _, _ = select.select([self.connection], [], [], seconds)
+        if ready:
+            try:
+                closed = self.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                closed = True
+            if closed:
+                self._drop()
+            time.sleep(max(0.0, seconds))  # a pipelined request waits its turn
 
     def _send_body(self, path, q, source, start, end, chunked):
         drop_after = int_param(q, "drop_after")
@@ -671,7 +741,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     due = t0 + (sent + len(piece)) / rate
                     delay = due - time.monotonic()
                     if delay > 0:
-                        time.sleep(delay)
+                        self._pause(delay)
                 if chunked:
                     write(b"%x\r\n" % len(piece))
                     write(piece)

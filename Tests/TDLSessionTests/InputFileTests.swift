@@ -41,9 +41,11 @@ final class InputFileTests: XCTestCase {
         XCTAssertEqual(input.problems, [])
     }
 
-    func testATabIndentsAnOptionLineAndSeparatesURLs() {
-        let input = parse("https://a.example/1\thttps://a.example/2\n\tdir=/tmp/x\n")
+    func testATabIndentsAnOptionLineAndSeparatesMirrors() {
+        let input = parse("https://a.example/1\thttps://b.example/1\thttps://c.example/1 https://a.example/2\n\tdir=/tmp/x\n")
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/1", "https://a.example/2"])
+        XCTAssertEqual(input.entries[0].options.mirrors, ["https://b.example/1", "https://c.example/1"])
+        XCTAssertNil(input.entries[1].options.mirrors)
         // The option applies to the URL above it: the last one on that line.
         XCTAssertNil(input.entries[0].options.directory)
         XCTAssertEqual(input.entries[1].options.directory, "/tmp/x")
@@ -56,7 +58,7 @@ final class InputFileTests: XCTestCase {
               colour=blue
               no-equals-sign
               max-download-limit=fast
-              split=32
+              split=33
               out=kept.bin
             https://a.example/2
               checksum=sha256=abc
@@ -68,7 +70,7 @@ final class InputFileTests: XCTestCase {
             "line 3: unknown option \"colour\"",
             "line 4: expected key=value, got \"no-equals-sign\"",
             "line 5: max-download-limit must look like 500K, 2M or 1048576",
-            "line 6: split must be a number of connections from 1 to 16",
+            "line 6: split must be a number of connections from 1 to 32",
             "line 9: checksum must look like \(Checksum.expectedForm); https://a.example/2 is left out",
         ])
     }
@@ -91,5 +93,21 @@ final class InputFileTests: XCTestCase {
                                       rateLimit: 99, connections: 2)
         XCTAssertEqual(own.filling(from: command), DownloadOptions(directory: "/own", checksum: own.checksum, rateLimit: 10, connections: 2))
         XCTAssertEqual(DownloadOptions().filling(from: command), command)
+    }
+
+    func testRequestOptionLines() {
+        let input = parse("""
+            https://a.example/x
+              header=Authorization: Bearer T
+              header=X-Requested-With: tdl
+              user-agent=Mozilla/5.0 (X11)
+              referer=https://a.example/
+              load-cookies=/tmp/cookies.txt
+              header=Range: bytes=0-1
+            """)
+        XCTAssertEqual(input.entries[0].options, DownloadOptions(
+            headers: ["Authorization: Bearer T", "X-Requested-With: tdl"], userAgent: "Mozilla/5.0 (X11)",
+            referer: "https://a.example/", cookieFile: "/tmp/cookies.txt"))
+        XCTAssertEqual(input.problems, ["line 7: header Range: bytes=0-1: tdl sets Range itself"])
     }
 }

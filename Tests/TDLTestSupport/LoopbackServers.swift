@@ -144,6 +144,25 @@ public final class FaultServer {
         return (entry?["requests"] as? Int ?? 0, entry?["authorization"] as? Int ?? 0)
     }
 
+    /// How many requests for `path` carried the header `name` (any case).
+    public func requests(to path: String, carrying name: String) throws -> Int {
+        let entry = (try stats()["per_path"] as? [String: Any])?[path] as? [String: Any]
+        return (entry?["headers"] as? [String: Any])?[name.lowercased()] as? Int ?? 0
+    }
+
+    /// The names of the cookies requests for `path` carried.
+    public func cookieNames(sentTo path: String) throws -> [String] {
+        let entry = (try stats()["per_path"] as? [String: Any])?[path] as? [String: Any]
+        return entry?["cookies"] as? [String] ?? []
+    }
+
+    /// The most TCP connections open at once, and the most /file answers sent at once, since
+    /// the last reset.
+    public func mostAtOnce() throws -> (connections: Int, answers: Int) {
+        let s = try stats()
+        return (s["max_connections"] as? Int ?? -1, s["max_in_flight"] as? Int ?? -1)
+    }
+
     func stats() throws -> [String: Any] {
         let json = try fetch("/stats")
         return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]

@@ -1,0 +1,61 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// `-x` up to 32, and `--max-connections-per-host` over all downloads, counted by the fault
+/// server as the answers it sends at once.
+final class ConnectionLimitTests: XCTestCase {
+    static var server: FaultServer!
+    static var setUpError: Error?
+    var server: FaultServer { Self.server }
+    let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+
+    override class func setUp() {
+        do { server = try FaultServer() } catch { setUpError = error }
+    }
+
+    override func setUpWithError() throws {
+        if let error = Self.setUpError { throw error }
+        try server.reset()
+    }
+
+    override class func tearDown() { server = nil }
+
+    func get(_ arguments: [String]) throws -> Processes.Result {
+        try Processes.tdl(["get", "-q", "-d", downloads.path] + arguments, home: home.path)
+    }
+
+    func assertDownloaded(_ name: String, size: Int, seed: Int, line: UInt = #line) throws {
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file(name)), try server.sha256(name: name, size: size, seed: seed), line: line)
+    }
+
+    func testThirtyTwoConnectionsForOneFile() throws {
+        // 34 MiB at 4 MB/s per connection: every segment is still running when the last starts.
+        let size = 34 << 20
+        let result = try get(["-x", "32", "--max-connections-per-host", "32", server.url("/file/wide.bin?size=\(size)&seed=41&rate=4000000")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try assertDownloaded("wide.bin", size: size, seed: 41)
+        let most = try server.mostAtOnce().answers
+        XCTAssertGreaterThan(most, 24, "more than 16 connections at once")
+        XCTAssertLessThanOrEqual(most, 32)
+    }
+
+    func testConnectionsToOneHostStayWithinTheLimitOverAllDownloads() throws {
+        let size = 4 << 20
+        let urls = (1...4).map { server.url("/file/host\($0).bin?size=\(size)&seed=\(50 + $0)&rate=8000000") }
+        let result = try get(["-j", "4", "-x", "4", "--max-connections-per-host", "3"] + urls)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for k in 1...4 { try assertDownloaded("host\(k).bin", size: size, seed: 50 + k) }
+        let most = try server.mostAtOnce()
+        XCTAssertEqual(most.answers, 3, "three answers at once, never more")
+        XCTAssertLessThanOrEqual(most.connections, 3)
+    }
+
+    func testTheDefaultIsSixteenPerHost() throws {
+        let size = 20 << 20
+        let result = try get(["-x", "32", server.url("/file/sixteen.bin?size=\(size)&seed=43&rate=4000000")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try assertDownloaded("sixteen.bin", size: size, seed: 43)
+        XCTAssertEqual(try server.mostAtOnce().answers, 16)
+    }
+}
