@@ -298,7 +298,8 @@ final class FileDownload {
     func connectionStarted(_ connection: Connection) -> Bool {
         if resolved {
             // A mirror's first answer must be this very file before a byte of it is written.
-            guard !sources[connection.source].verified else { return true }
+            // (A download without mirrors keeps its checks of old: If-Range, Content-Range.)
+            guard sources.count > 1, !sources[connection.source].verified else { return true }
             if let why = mismatch(of: connection) {
                 connection.stopReason = .otherFile(why)
                 return false
