@@ -72,18 +72,23 @@ struct ListCommand: ParsableCommand {
             }
         }
         if json {
-            var objects: [[String: Any]] = []
+            // One object at a time, not one array of them all: a million tasks need no
+            // million dictionaries in memory before the first byte goes out.
+            print("[")
+            var first = true
             for row in rows {
                 guard let task = manager.task(row.url) else { continue }
                 let status = live[row.url] ?? ControlActions.status(of: row.url, in: manager)!
-                objects.append([
+                let object: [String: Any] = [
                     "url": task.url, "name": manager.displayName(of: row.url) ?? task.fileName, "path": status.path,
                     "section": row.section, "state": status.state, "size": status.size.map { $0 as Any } ?? NSNull(),
                     "received": status.received, "speed": status.speed, "error": status.error.map { $0 as Any } ?? NSNull(),
-                ])
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                print((first ? "  " : ", ") + String(decoding: data, as: UTF8.self))
+                first = false
             }
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print("]")
             return
         }
         var lastSection: String?
