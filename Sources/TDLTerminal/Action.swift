@@ -95,7 +95,9 @@ public enum Action: String, CaseIterable, Sendable {
     static var helpLines: [String] {
         allCases.map { action in
             ScreenText.pad(action.keys.joined(separator: " "), 14) + action.help
-        } + ["", "Press q or Esc to close."]
+        } + ["", "At a prompt: Left Right Home End (^A ^E) move, ^U ^W ^K cut, Up Down bring",
+             "back earlier entries, Esc cancels. A paste is text: its lines are separate URLs.",
+             "", "Press q or Esc to close."]
     }
 
     /// The README's key table.
@@ -120,7 +122,10 @@ enum KeyName {
             case "\u{1B}": return "Esc"
             case "\u{7F}", "\u{08}": return "Backspace"
             case "\t": return "Tab"
-            default: return String(c)
+            default:
+                // Other control characters by their caret names: ^A, ^E, ^U, ^W, ^K.
+                if let v = c.asciiValue, v < 0x20 { return "^" + String(UnicodeScalar(v + 64)) }
+                return String(c)
             }
         case .special(let code):
             switch code {
@@ -138,7 +143,7 @@ enum KeyName {
             case Curses.keyF1: return "F1"
             default: return nil
             }
-        case .mouse:
+        case .mouse, .paste:
             return nil
         }
     }
@@ -154,6 +159,8 @@ enum KeyName {
         case "^L": return .character("\u{0C}")
         case "Up": return .special(Curses.keyUp)
         case "Down": return .special(Curses.keyDown)
+        case "Left": return .special(Curses.keyLeft)
+        case "Right": return .special(Curses.keyRight)
         case "PgUp": return .special(Curses.keyPageUp)
         case "PgDn": return .special(Curses.keyPageDown)
         case "Home": return .special(Curses.keyHome)
@@ -161,6 +168,9 @@ enum KeyName {
         case "Del": return .special(Curses.keyDelete)
         case "F1": return .special(Curses.keyF1)
         default:
+            if name.count == 2, name.first == "^", let v = name.last?.asciiValue, v >= 64, v < 96 {
+                return .character(Character(UnicodeScalar(v - 64)))
+            }
             return name.count == 1 ? .character(name.first!) : nil
         }
     }

@@ -13,6 +13,11 @@ final class Curses {
     private(set) var colorsEnabled = false
     private var screen: OpaquePointer?
     private static var active = false
+    /// Bracketed paste was asked of a real terminal: it is turned off again on the way out.
+    private static var pasteModeOn = false
+    private var cursorShown = false
+    /// Key codes the terminal's paste brackets (ESC [200~ and ESC [201~) are read as.
+    static let keyPasteStart: Int32 = 2000, keyPasteEnd: Int32 = 2001
 
     /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts).
     init(headless: (rows: Int, columns: Int)?, colors: Bool) {
@@ -38,6 +43,13 @@ final class Curses {
         nodelay(tdl_stdscr(), true)
         curs_set(0)
         set_escdelay(25)
+        define_key("\u{1B}[200~", Self.keyPasteStart)
+        define_key("\u{1B}[201~", Self.keyPasteEnd)
+        if headless == nil {
+            // Bracketed paste: the terminal marks what is pasted, so a pasted line break is text, not Enter.
+            Self.write("\u{1B}[?2004h")
+            Self.pasteModeOn = true
+        }
         mousemask(mmask_t(tdl_mouse_mask()), nil)
         if colors && has_colors() {
             start_color()
@@ -57,6 +69,10 @@ final class Curses {
         guard active else { return }
         active = false
         endwin()
+        if pasteModeOn {
+            pasteModeOn = false
+            write("\u{1B}[?2004l")
+        }
     }
 
     func end() { Self.restore() }
@@ -118,6 +134,23 @@ final class Curses {
 
     func hideCursor() { curs_set(0) }
 
+    /// Puts the terminal's cursor where typing goes (a prompt), or hides it; drawn at the next refresh.
+    func placeCursor(_ position: (row: Int, column: Int)?) {
+        if let position {
+            wmove(tdl_stdscr(), Int32(position.row), Int32(min(position.column, columns - 1)))
+            if !cursorShown { curs_set(1) }
+        } else if cursorShown {
+            curs_set(0)
+        }
+        cursorShown = position != nil
+    }
+
+    /// Bytes for the terminal outside ncurses (modes it has no call for).
+    private static func write(_ sequence: String) {
+        let bytes = Array(sequence.utf8)
+        _ = bytes.withUnsafeBufferPointer { Glibc.write(1, $0.baseAddress, $0.count) }
+    }
+
     /// The next key, or nil when none is waiting.
     func readKey() -> Key? {
         var ch: wint_t = 0
@@ -163,4 +196,6 @@ enum Key: Equatable {
     case character(Character)
     case special(Int32)
     case mouse(row: Int, column: Int, buttons: UInt)
+    /// Text the terminal said was pasted (bracketed paste): text, never keys.
+    case paste(String)
 }

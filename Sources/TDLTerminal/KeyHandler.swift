@@ -16,6 +16,14 @@ struct KeyHandler {
     private func route(_ key: Key) -> Reaction {
         if let prompt = state.prompt { return PromptKeys(manager: manager, state: state).handle(key, in: prompt) }
         if case let .mouse(row, _, buttons) = key { return mouse(row: row, buttons: buttons) }
+        if case .paste(let text) = key {
+            // A paste in the list is URLs to add: the add prompt opens with them, for Enter to confirm.
+            guard state.view == .list else { return [] }
+            var entry = TextEntry(purpose: .addURLs)
+            entry.insert(PromptKeys.oneLine(text))
+            state.prompt = .text(entry)
+            return .redraw
+        }
         guard let name = KeyName.name(of: key) else { return [] }
         let actions = ListActions(manager: manager, state: state)
         switch state.view {

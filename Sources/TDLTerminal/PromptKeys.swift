@@ -40,25 +40,78 @@ struct PromptKeys {
 
     private func edit(_ entry: TextEntry, with key: Key) -> Reaction {
         var entry = entry
+        if case .paste(let pasted) = key {
+            entry.insert(Self.oneLine(pasted))
+            return changed(entry)
+        }
         switch KeyName.name(of: key) {
         case "Esc":
             state.prompt = nil
-            return .redraw
+            // What was there before the prompt opened comes back (the filter applied as typed).
+            guard entry.purpose == .filter, state.filterText != entry.original else { return .redraw }
+            state.filterText = entry.original
+            return [.redraw, .rebuildRows]
         case "Enter":
             state.prompt = nil
+            state.remember(entry)
             return submit(entry)
-        case "Backspace":
-            if !entry.text.isEmpty { entry.text.removeLast() }
-        default:
-            if case .character(let c) = key, !c.isASCII || !(c.asciiValue! < 0x20 || c.asciiValue! == 0x7F) {
-                entry.text.append(c)
+        case "Backspace": entry.deleteBackward()
+        case "Del", "^D": entry.deleteForward()
+        case "Left", "^B": entry.moveLeft()
+        case "Right", "^F": entry.moveRight()
+        case "Home", "^A": entry.moveHome()
+        case "End", "^E": entry.moveEnd()
+        case "^U": entry.killToStart()
+        case "^K": entry.killToEnd()
+        case "^W": entry.killWordBackward()
+        case "Up", "Down":
+            let earlier = state.history[entry.purpose.historyKind] ?? []
+            guard !earlier.isEmpty else { return [] }
+            if KeyName.name(of: key) == "Up" {
+                if entry.historyIndex == nil { entry.draft = entry.text }
+                entry.historyIndex = max(0, (entry.historyIndex ?? earlier.count) - 1)
+                entry.setText(earlier[entry.historyIndex!])
+            } else {
+                guard let index = entry.historyIndex else { return [] }
+                if index + 1 < earlier.count {
+                    entry.historyIndex = index + 1
+                    entry.setText(earlier[index + 1])
+                } else {
+                    entry.historyIndex = nil
+                    entry.setText(entry.draft)
+                }
             }
+        default:
+            guard case .character(let c) = key, !Self.isControl(c) else { return [] }
+            entry.insert(String(c))
         }
+        return changed(entry)
+    }
+
+    /// The entry after an edit: on the prompt line, and for the filter in the list as it is typed.
+    private func changed(_ entry: TextEntry) -> Reaction {
+        let before = state.prompt
         state.prompt = .text(entry)
-        guard entry.purpose == .filter else { return .redraw }
-        // The list follows the filter as it is typed.
+        guard entry.purpose == .filter, state.filterText != entry.text else { return before == state.prompt ? [] : .redraw }
         state.filterText = entry.text
         return [.redraw, .rebuildRows]
+    }
+
+    static func isControl(_ c: Character) -> Bool {
+        c.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }
+    }
+
+    /// Pasted text on one line: line breaks and tabs separate words (URLs), other controls go.
+    static func oneLine(_ pasted: String) -> String {
+        var result = ""
+        for c in pasted {
+            if c == "\n" || c == "\r" || c == "\r\n" || c == "\t" {
+                if !result.isEmpty && result.last != " " { result.append(" ") }
+            } else if !isControl(c) {
+                result.append(c)
+            }
+        }
+        return result.last == " " ? String(result.dropLast()) : result
     }
 
     private func submit(_ entry: TextEntry) -> Reaction {

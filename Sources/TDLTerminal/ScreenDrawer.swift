@@ -34,7 +34,8 @@ struct ScreenDrawer {
         case .list, .trash: drawList(state, renderer)
         case .details, .help: drawText(state)
         }
-        drawFooter(state)
+        let cursor = drawFooter(state)
+        curses.placeCursor(cursor)
         curses.refresh()
     }
 
@@ -72,16 +73,15 @@ struct ScreenDrawer {
         }
     }
 
-    private func drawFooter(_ state: ScreenState) {
+    /// The key bar and the message line, or the open prompt; returns where the cursor goes (typing at a prompt).
+    private func drawFooter(_ state: ScreenState) -> (row: Int, column: Int)? {
         let rows = curses.rows
         if let prompt = state.prompt {
-            let text = prompt.line
-            let visible = ScreenText.width(text) > curses.columns - 1
-                ? "…" + String(text.suffix(curses.columns - 2)) : text
-            curses.draw(visible, row: rows - 1, column: 0, style: .bold)
+            let line = Self.promptLine(prompt, width: curses.columns)
+            curses.draw(line.text, row: rows - 1, column: 0, style: .bold)
             curses.fillRow(rows - 2, style: .header)
             curses.draw("Enter confirm · Esc cancel", row: rows - 2, column: 0, style: .header)
-            return
+            return line.cursor.map { (rows - 1, $0) }
         }
         let keys: String
         switch state.view {
@@ -97,6 +97,32 @@ struct ScreenDrawer {
         curses.fillRow(rows - 2, style: .header)
         curses.draw(keys, row: rows - 2, column: 0, style: .header)
         curses.draw(state.message, row: rows - 1, column: 0, style: state.messageIsError ? .failed : .normal)
+        return nil
+    }
+
+    /// The prompt as it fits in `width` columns, scrolled so the cursor is in sight (an ellipsis
+    /// says what is cut on the left), and the cursor's column; a question has no cursor.
+    static func promptLine(_ prompt: Prompt, width: Int) -> (text: String, cursor: Int?) {
+        guard case .text(let entry) = prompt else { return (prompt.line, nil) }
+        let label = ScreenText.clean(entry.label)
+        let chars = Array(ScreenText.clean(entry.text))
+        let before = String(chars[..<min(entry.cursor, chars.count)])
+        let full = label + String(chars)
+        var cursor = ScreenText.width(label + before)
+        if ScreenText.width(full) <= width - 1 { return (full, cursor) }
+        // Drop from the left until the cursor fits, keeping one column for the cursor itself.
+        var shown = Array(full)
+        var dropped = 0
+        while cursor > width - 2, !shown.isEmpty {
+            cursor -= ScreenText.width(String(shown.removeFirst()))
+            dropped += 1
+        }
+        var text = String(shown)
+        if dropped > 0, let first = shown.first {
+            text = "…" + String(shown.dropFirst())
+            cursor += 1 - ScreenText.width(String(first))
+        }
+        return (ScreenText.fit(text, width - 1), cursor)
     }
 
     /// As many hints as fit, dropped from the end, and always the way to help and out.

@@ -1,3 +1,4 @@
+import Foundation
 import TDLCore
 
 /// What the screen shows and what keys act on, apart from the terminal itself: the view, its
@@ -22,6 +23,18 @@ final class ScreenState {
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
     var pageHeight = 1
+    /// Earlier entries of each kind of prompt, oldest first (Up brings back the last).
+    private(set) var history: [String: [String]] = [:]
+
+    /// Keeps what was entered at a prompt for Up to bring back.
+    func remember(_ entry: TextEntry) {
+        let text = entry.text
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        var earlier = history[entry.purpose.historyKind] ?? []
+        earlier.removeAll { $0 == text }
+        earlier.append(text)
+        history[entry.purpose.historyKind] = Array(earlier.suffix(100))
+    }
 
     func say(_ text: String, error: Bool = false) {
         message = ScreenText.clean(text)

@@ -43,6 +43,8 @@ public final class TerminalApp {
     var lastDraw: Double = 0
     var quitting = false
     var script: ScriptRunner?
+    /// Text between the terminal's paste brackets, gathered until the closing one (it may come a turn later).
+    var pasting: String?
 
     public init(manager: DownloadManager, options: Options) {
         self.manager = manager
@@ -71,7 +73,7 @@ public final class TerminalApp {
                 var gotKey = false
                 while let key = curses.readKey() {
                     gotKey = true
-                    handle(key)
+                    read(key)
                 }
                 // Readable without a key means end of input: stop polling it, or it spins.
                 if !gotKey && isStdinClosed() { stdinOpen = false }
@@ -92,6 +94,21 @@ public final class TerminalApp {
     func isStdinClosed() -> Bool {
         var pfd = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
         return poll(&pfd, 1, 0) > 0 && (pfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
+    }
+
+    /// A key from the terminal: inside paste brackets it is text of the paste, handed over whole.
+    func read(_ key: Key) {
+        switch key {
+        case .special(Curses.keyPasteStart):
+            pasting = ""
+        case .special(Curses.keyPasteEnd):
+            if let text = pasting { handle(.paste(text)) }
+            pasting = nil
+        case .character(let c) where pasting != nil:
+            pasting!.append(c)
+        default:
+            if pasting == nil { handle(key) }
+        }
     }
 
     func handle(_ key: Key) {
@@ -142,6 +159,8 @@ public final class TerminalApp {
         case .key(let key): handle(key)
         case .type(let text):
             for c in text { handle(.character(c)) }
+        case .paste(let text):
+            handle(.paste(text))
         case .saveDisplay(let path):
             draw()
             try? curses.screenText().write(toFile: path, atomically: true, encoding: .utf8)
