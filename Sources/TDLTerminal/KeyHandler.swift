@@ -38,6 +38,13 @@ struct KeyHandler {
             return .redraw
         case .list, .trash:
             if name == "Esc" {
+                // The filter goes first, then the marks.
+                if state.view == .list && !state.filterText.isEmpty {
+                    state.filterText = ""
+                    state.say("filter cleared")
+                    return [.redraw, .rebuildRows]
+                }
+                guard !state.rows.marked.isEmpty else { return [] }
                 state.rows.marked.removeAll()
                 return .redraw
             }

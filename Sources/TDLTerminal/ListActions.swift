@@ -26,7 +26,8 @@ struct ListActions {
             state.say("resumed all")
             return [.redraw, .save]
         case .stop:
-            state.say("stopped " + Phrase.downloads(manager.stopTasks(state.rows.targets).count))
+            let urls = state.targets(manager)
+            state.say(state.done("stopped", manager.stopTasks(urls).count, of: urls))
             return [.redraw, .save]
         case .restart: return restart()
         case .delete: return delete(inTrash: inTrash)
@@ -40,9 +41,10 @@ struct ListActions {
                 state.say("u restores from the trash: press t to open it")
                 return .redraw
             }
-            let n = manager.restoreToDeleteTasks(state.rows.targets).count
+            let urls = state.targets(manager)
+            let n = manager.restoreToDeleteTasks(urls).count
+            state.say(state.done("restored", n, of: urls))
             state.rows.marked.removeAll()
-            state.say("restored " + Phrase.downloads(n))
             return .listEdited
         case .cycleSort:
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
@@ -107,31 +109,31 @@ struct ListActions {
     }
 
     private func togglePause() -> Reaction {
-        let urls = state.rows.targets
+        let urls = state.targets(manager)
         let active = urls.filter { manager.state(of: $0)?.isActive == true }
         if !active.isEmpty {
-            state.say("paused " + Phrase.downloads(manager.pauseTasks(active).count))
+            state.say(state.done("paused", manager.pauseTasks(active).count, of: active))
         } else {
             let n = manager.resumeTasks(urls, queueIfFull: true).count
-            state.say(n == 0 ? "nothing to resume" : "resumed " + Phrase.downloads(n))
+            state.say(n == 0 ? "nothing to resume" : state.done("resumed", n, of: urls))
         }
         return [.redraw, .save]
     }
 
     private func restart() -> Reaction {
-        let urls = state.rows.targets
+        let urls = state.targets(manager)
         if urls.contains(where: { manager.state(of: $0) == .finished }) {
             state.prompt = .question(.restartFinished(urls))
             return .redraw
         }
         let n = manager.restartTasks(urls).count
         // A running download is not restarted under its own feet (SDE's rule).
-        state.say(n > 0 ? "restarted " + Phrase.downloads(n) : "stop it first (x): a running download does not restart")
+        state.say(n > 0 ? state.done("restarted", n, of: urls) : "stop it first (x): a running download does not restart")
         return .listEdited
     }
 
     private func delete(inTrash: Bool) -> Reaction {
-        let urls = state.rows.targets
+        let urls = state.targets(manager)
         guard !urls.isEmpty else { return [] }
         if inTrash {
             state.prompt = .question(.deleteFromTrash(urls))
@@ -142,8 +144,8 @@ struct ListActions {
             return .redraw
         }
         let n = manager.deleteTasks(urls).count
+        state.say(manager.isTrashOpened ? state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)" : state.done("deleted", n, of: urls))
         state.rows.marked.subtract(urls)
-        state.say(manager.isTrashOpened ? "moved \(Phrase.downloads(n)) to the trash (t shows it, u restores)" : "deleted " + Phrase.downloads(n))
         return .listEdited
     }
 

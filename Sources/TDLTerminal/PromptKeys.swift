@@ -21,9 +21,9 @@ struct PromptKeys {
         state.prompt = nil
         let urls = question.urls
         switch question {
-        case .deleteWithFiles: state.say("deleted " + Phrase.downloads(manager.deleteTasks(urls).count))
-        case .deleteFromTrash: state.say("deleted \(Phrase.downloads(manager.cleanupToDeleteTasks(urls).count)) for good")
-        case .restartFinished: state.say("restarted " + Phrase.downloads(manager.restartTasks(urls).count))
+        case .deleteWithFiles: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
+        case .deleteFromTrash: state.say(state.done("deleted", manager.cleanupToDeleteTasks(urls).count, of: urls) + " for good")
+        case .restartFinished: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
         }
         state.rows.marked.subtract(urls)
         return .listEdited

@@ -41,6 +41,10 @@ struct ScreenDrawer {
 
     private func drawList(_ state: ScreenState, _ renderer: ListRenderer) {
         let height = listHeight
+        if state.view == .list && !state.filterText.isEmpty && !state.rows.entries.contains(where: { $0.url != nil }) {
+            curses.draw("nothing matches \"\(ScreenText.clean(state.filterText))\" (Esc clears)", row: 2, column: 2, style: .dim)
+            return
+        }
         if state.rows.entries.isEmpty {
             let text = state.view == .trash ? "The trash is empty. Press t to go back." : "No downloads yet. Press a to add a URL."
             curses.draw(text, row: 2, column: 2, style: .dim)
@@ -84,12 +88,14 @@ struct ScreenDrawer {
             return line.cursor.map { (rows - 1, $0) }
         }
         let keys: String
+        // Marked rows are what the next action applies to: their count stays in sight.
+        let always = (state.rows.marked.isEmpty ? [] : ["\(state.rows.marked.count) marked (Esc unmarks)"]) + ["? Help", "q Quit"]
         switch state.view {
         case .list:
             keys = Self.keyHints(["a Add", "p Pause/Resume", "x Stop", "d Trash", "t Trash view", "s Sort", "Enter Details"],
-                                 always: ["? Help", "q Quit"], width: curses.columns)
+                                 always: always, width: curses.columns)
         case .trash:
-            keys = Self.keyHints(["u Restore", "d Delete for good", "t Back"], always: ["? Help", "q Quit"], width: curses.columns)
+            keys = Self.keyHints(["u Restore", "d Delete for good", "t Back"], always: always, width: curses.columns)
         case .details, .help:
             let position = TextPager.position(top: state.pager.top, lineCount: state.textLines(manager).count, height: listHeight)
             keys = "Esc/q Back" + (position.map { "  j/k PgUp/PgDn Scroll  · " + $0 } ?? "")

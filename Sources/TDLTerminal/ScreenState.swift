@@ -47,11 +47,31 @@ final class ScreenState {
         return !message.isEmpty
     }
 
-    /// Reads the rows of the list (filtered) or of the trash from the manager.
+    /// Reads the rows of the list (filtered) or of the trash from the manager. Marks stay on
+    /// tasks of this view, shown or hidden by the filter; a task gone from the view loses its mark.
     func readRows(from manager: DownloadManager) {
         rows.replace(with: view == .trash
             ? manager.toDeleteList.map(ListEntry.task)
             : ListRenderer(manager: manager).entries(filter: filterText))
+        if !rows.marked.isEmpty {
+            rows.marked = rows.marked.filter { url in manager.task(url).map { ($0.deletedAt != nil) == (view == .trash) } ?? false }
+        }
+    }
+
+    /// What an action applies to: every marked task of this view, hidden by the filter or not
+    /// (in the list's order), else the selected one.
+    func targets(_ manager: DownloadManager) -> [String] {
+        guard !rows.marked.isEmpty else { return rows.currentURL.map { [$0] } ?? [] }
+        let all = view == .trash ? manager.toDeleteList : manager.downloadList.flatMap { $0 }
+        return all.filter { rows.marked.contains($0) }
+    }
+
+    /// "paused 3 downloads (2 hidden by the filter)": what an action did, naming the marked
+    /// rows it touched that the filter hides.
+    func done(_ verb: String, _ n: Int, of urls: [String]) -> String {
+        let shown = Set(rows.entries.compactMap(\.url))
+        let hidden = min(n, urls.filter { !shown.contains($0) }.count)
+        return verb + " " + Phrase.downloads(n) + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "")
     }
 
     /// The lines of the help or details view; empty for the list and the trash.

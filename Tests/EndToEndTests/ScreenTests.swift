@@ -460,4 +460,26 @@ final class ScreenTests: XCTestCase {
         }
         XCTAssertTrue(shots[2].contains("Name:          下载下载"), shots[2])
     }
+
+    // MARK: - Filter and marks
+
+    /// A filter that matches nothing says so (not "No downloads yet"); marked rows show a mark
+    /// and the key bar counts them, hidden ones included; Esc clears the filter, then the marks.
+    func testAnEmptyFilterSaysSoAndMarksAreCounted() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin", "three.bin"], home: home, downloads: downloads)
+        let shots = try screens(["v", "v", ":save", "/", ":type zz", "<Enter>", ":save", "<Esc>", ":save", "<Esc>", ":save"],
+                                home: home, downloads: downloads)
+        let marked = ScreenDump.taskRows(shots[0]).filter { $0.hasPrefix("*") }
+        XCTAssertEqual(marked.count, 2, shots[0])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[0], rows: 20).contains("2 marked (Esc unmarks)"), shots[0])
+        XCTAssertTrue(shots[1].contains("nothing matches \"zz\" (Esc clears)"), shots[1])
+        XCTAssertFalse(shots[1].contains("No downloads yet"), shots[1])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[1], rows: 20).contains("2 marked"), "hidden marks still count:\n\(shots[1])")
+        XCTAssertEqual(ScreenDump.taskRows(shots[2]).count, 3, shots[2])
+        XCTAssertEqual(message(shots[2]), "filter cleared", shots[2])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[2], rows: 20).contains("2 marked"), shots[2])
+        XCTAssertFalse(ScreenDump.row(fromBottom: 2, of: shots[3], rows: 20).contains("marked"), shots[3])
+        XCTAssertEqual(ScreenDump.taskRows(shots[3]).filter { $0.hasPrefix("*") }, [], shots[3])
+    }
 }

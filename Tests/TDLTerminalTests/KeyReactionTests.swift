@@ -233,3 +233,61 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertTrue(screen.state.messageIsError)
     }
 }
+
+/// The filter and the marks as a person meets them: what the filter matches, what Esc takes
+/// away, and marked rows the filter hides still counted and acted on.
+final class FilterAndMarkTests: XCTestCase {
+    func testTheFilterMatchesTheNameTheURLAndTheHost() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
+        screen.manager.add(["https://mirror.example.org/pub/linux.iso"])
+        screen.state.readRows(from: screen.manager)
+        screen.press("/")
+        screen.type("mirror")
+        XCTAssertEqual(screen.rowNames, ["linux.iso"], "by host")
+        screen.press("Esc")
+        screen.press("/")
+        screen.type("files/b")
+        XCTAssertEqual(screen.rowNames, ["banana.bin"], "by URL path")
+        screen.press("Enter")
+        screen.press("/")
+        screen.press("^U")
+        screen.type("APPLE")
+        XCTAssertEqual(screen.rowNames, ["apple.bin"], "by name, any case")
+    }
+
+    func testEscClearsTheFilterFirstThenTheMarks() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
+        screen.press("v")
+        screen.press("/")
+        screen.type("ban")
+        screen.press("Enter")
+        XCTAssertEqual(screen.press("Esc"), [.redraw, .rebuildRows])
+        XCTAssertEqual(screen.state.filterText, "")
+        XCTAssertEqual(screen.state.message, "filter cleared")
+        XCTAssertEqual(screen.rowNames, ["apple.bin", "banana.bin"])
+        XCTAssertEqual(screen.state.rows.marked, [ScreenFixture.url("apple.bin")], "the marks stay")
+        XCTAssertEqual(screen.press("Esc"), .redraw)
+        XCTAssertEqual(screen.state.rows.marked, [])
+        XCTAssertEqual(screen.press("Esc"), [], "nothing left to clear")
+    }
+
+    func testMarkedRowsHiddenByTheFilterAreActedOnAndNamed() throws {
+        let screen = try ScreenFixture([("apple.bin", .waiting), ("apricot.bin", .waiting), ("banana.bin", .waiting)])
+        screen.press("v")
+        screen.press("v")
+        screen.press("v")
+        screen.press("/")
+        screen.type("ban")
+        screen.press("Enter")
+        XCTAssertEqual(screen.rowNames, ["banana.bin"])
+        XCTAssertEqual(screen.press("p"), [.redraw, .save])
+        XCTAssertEqual(screen.state.message, "paused 3 downloads (2 hidden by the filter)")
+        for name in ["apple.bin", "apricot.bin", "banana.bin"] {
+            XCTAssertEqual(screen.manager.state(of: ScreenFixture.url(name)), .paused, name)
+        }
+        screen.press("d")
+        XCTAssertEqual(screen.state.message, "moved 3 downloads (2 hidden by the filter) to the trash (t shows it, u restores)")
+        XCTAssertEqual(screen.manager.toDeleteList.count, 3)
+        XCTAssertEqual(screen.state.rows.marked, [], "gone from the list, gone from the marks")
+    }
+}
