@@ -50,6 +50,12 @@ struct ListActions {
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
             let cycle: [SortKey?] = [nil] + SortKey.allCases
             let next = cycle[(cycle.firstIndex(of: manager.arrangement.sortKey)! + 1) % cycle.count]
+            // Titles a person gave are not dropped without a yes.
+            if let next, manager.arrangement.isManual,
+               manager.sectionCount > 1 || manager.titleForHeaderInSection(0).map({ $0 != "Downloads" }) == true {
+                state.prompt = .question(.leaveManualOrder(for: next, sections: manager.sectionCount))
+                return .redraw
+            }
             manager.arrange(next.map { .sorted($0, manager.arrangement.sortOrder ?? .ascending) } ?? .manual)
             state.say(next.map { "sorted by \($0.title)" } ?? "manual order")
             return .listEdited
@@ -133,6 +139,7 @@ struct ListActions {
     }
 
     private func delete(inTrash: Bool) -> Reaction {
+        if state.rows.marked.isEmpty, case .section(let index, let title, _)? = state.rows.current { return deleteSection(index, title) }
         let urls = state.targets(manager)
         guard !urls.isEmpty else { return [] }
         if inTrash {
@@ -146,6 +153,26 @@ struct ListActions {
         let n = manager.deleteTasks(urls).count
         state.say(manager.isTrashOpened ? state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)" : state.done("deleted", n, of: urls))
         state.rows.marked.subtract(urls)
+        return .listEdited
+    }
+
+    /// d on a section header: an empty section arranged by hand goes; one with tasks stays.
+    private func deleteSection(_ index: Int, _ title: String) -> Reaction {
+        let name = "\"\(ScreenText.clean(title))\""
+        guard manager.arrangement.isManual else {
+            state.say("a sort makes its own sections: they go when their tasks do")
+            return .redraw
+        }
+        let count = manager.taskCountInSection(index)
+        guard count == 0 else {
+            state.say("section \(name) holds \(Phrase.downloads(count)): move them out (J/K) or delete them first")
+            return .redraw
+        }
+        guard manager.removeEmptySection(index) else {
+            state.say("the list keeps one section")
+            return .redraw
+        }
+        state.say("deleted section " + name)
         return .listEdited
     }
 

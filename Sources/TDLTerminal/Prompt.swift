@@ -1,3 +1,5 @@
+import TDLCore
+
 /// The bottom line asking the user something: a yes/no question about tasks, or a line of
 /// text to type. Each case carries all its answer needs.
 enum Prompt: Equatable {
@@ -21,16 +23,22 @@ enum Question: Equatable {
     case deleteFromTrash([String])
     /// Restarting a finished download deletes its file.
     case restartFinished([String])
+    /// A sort has its own sections: the titled sections arranged by hand would be lost.
+    case leaveManualOrder(for: SortKey, sections: Int)
 
     var urls: [String] {
         switch self {
         case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls): return urls
+        case .leaveManualOrder: return []
         }
     }
 
     var label: String {
         let downloads = Phrase.downloads(urls.count)
         switch self {
+        case .leaveManualOrder(let key, let sections):
+            let yours = sections == 1 ? "your section title" : "your \(sections) sections and their titles"
+            return "Sorting by \(key.title) drops \(yours). Sort? (y/n) "
         case .deleteWithFiles: return "Delete \(downloads) with their finished files? (y/n) "
         case .deleteFromTrash: return "Delete \(downloads) for good, with their files? (y/n) "
         case .restartFinished: return "Restart deletes the downloaded file. Restart \(downloads)? (y/n) "

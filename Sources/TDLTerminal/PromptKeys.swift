@@ -24,6 +24,9 @@ struct PromptKeys {
         case .deleteWithFiles: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
         case .deleteFromTrash: state.say(state.done("deleted", manager.cleanupToDeleteTasks(urls).count, of: urls) + " for good")
         case .restartFinished: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
+        case .leaveManualOrder(let key, _):
+            manager.arrange(.sorted(key, manager.arrangement.sortOrder ?? .ascending))
+            state.say("sorted by \(key.title)")
         }
         state.rows.marked.subtract(urls)
         return .listEdited
@@ -34,6 +37,7 @@ struct PromptKeys {
         switch question {
         case .deleteWithFiles, .deleteFromTrash: state.say("nothing deleted")
         case .restartFinished: state.say("nothing restarted")
+        case .leaveManualOrder: state.say("still in manual order")
         }
         return .redraw
     }
@@ -127,10 +131,28 @@ struct PromptKeys {
         case .rename(let url):
             manager.changeDisplayNameOfTask(url, to: text.trimmingCharacters(in: .whitespaces))
         case .sectionTitle(let section):
-            manager.changeTitleOfSection(section, to: text)
+            let title = text.trimmingCharacters(in: .whitespaces)
+            guard !title.isEmpty else {
+                state.say("a section needs a title: the title stays", error: true)
+                return .redraw
+            }
+            manager.changeTitleOfSection(section, to: title)
         case .newSection:
-            let at = state.rows.currentSection(in: manager) ?? 0
-            manager.insertPlaceHolderSection(at: at, withTitle: text.isEmpty ? "New section" : text)
+            let title = text.trimmingCharacters(in: .whitespaces)
+            guard !title.isEmpty else {
+                state.say("a section needs a title: no section added", error: true)
+                return .redraw
+            }
+            // Above the selected row: on a header, before its section; on a task, the section
+            // splits there (before the section when the task is its first).
+            var at = ListIndex(section: 0, row: 0)
+            switch state.rows.current {
+            case .section(let index, _, _)?: at = ListIndex(section: index, row: 0)
+            case .task(let url)?: at = manager.indexPath(of: url) ?? at
+            case nil: break
+            }
+            manager.insertSection(at: at, withTitle: title)
+            state.say("new section \"\(ScreenText.clean(title))\"")
         case .filter:
             state.filterText = text
             return [.redraw, .rebuildRows]

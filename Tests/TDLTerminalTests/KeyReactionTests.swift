@@ -291,3 +291,92 @@ final class FilterAndMarkTests: XCTestCase {
         XCTAssertEqual(screen.state.rows.marked, [], "gone from the list, gone from the marks")
     }
 }
+
+/// Sections arranged by hand: n inserts above the selected row, an empty one can go, a title
+/// cannot be empty, and a sort does not drop titles without a yes.
+final class SectionKeyTests: XCTestCase {
+    func manual(_ names: [String]) throws -> ScreenFixture {
+        let screen = try ScreenFixture(names.map { ($0, TaskState.paused) })
+        screen.manager.arrange(.manual)
+        screen.state.readRows(from: screen.manager)
+        return screen
+    }
+
+    var listed: (ScreenFixture) -> [String] = { screen in
+        screen.state.rows.entries.map { entry in
+            switch entry {
+            case .section(_, let title, let count): return "── \(title) (\(count))"
+            case .task(let url): return screen.manager.displayName(of: url) ?? url
+            }
+        }
+    }
+
+    func testNInsertsASectionRightAboveTheSelectedRow() throws {
+        let screen = try manual(["a.bin", "b.bin", "c.bin"])
+        XCTAssertEqual(screen.state.rows.currentURL, ScreenFixture.url("a.bin"))
+        screen.press("j")  // b.bin
+        XCTAssertEqual(screen.press("n"), .redraw)
+        screen.type("Later")
+        XCTAssertEqual(screen.press("Enter"), .listEdited)
+        XCTAssertEqual(listed(screen), ["── Downloads (1)", "a.bin", "── Later (2)", "b.bin", "c.bin"])
+        XCTAssertEqual(screen.state.message, "new section \"Later\"")
+        screen.press("g")
+        screen.press("n")
+        screen.type("First")
+        screen.press("Enter")
+        XCTAssertEqual(listed(screen), ["── First (0)", "── Downloads (1)", "a.bin", "── Later (2)", "b.bin", "c.bin"])
+    }
+
+    func testAnEmptyTitleIsRefused() throws {
+        let screen = try manual(["a.bin"])
+        screen.press("n")
+        screen.type("  ")
+        XCTAssertEqual(screen.press("Enter"), .redraw)
+        XCTAssertEqual(screen.state.message, "a section needs a title: no section added")
+        XCTAssertTrue(screen.state.messageIsError)
+        XCTAssertEqual(screen.manager.sectionCount, 1)
+        screen.press("g")
+        screen.press("e")
+        screen.press("^U")
+        screen.press("Enter")
+        XCTAssertEqual(screen.state.message, "a section needs a title: the title stays")
+        XCTAssertEqual(screen.manager.titleForHeaderInSection(0), "Downloads")
+    }
+
+    func testDOnAnEmptySectionDeletesItAndOnAFullOneSaysWhy() throws {
+        let screen = try manual(["a.bin"])
+        screen.press("n")
+        screen.type("Spare")
+        screen.press("Enter")
+        XCTAssertEqual(listed(screen), ["── Spare (0)", "── Downloads (1)", "a.bin"])
+        screen.press("k")
+        XCTAssertEqual(screen.press("d"), .redraw)
+        XCTAssertEqual(screen.state.message, "section \"Downloads\" holds 1 download: move them out (J/K) or delete them first")
+        XCTAssertEqual(screen.manager.toDeleteList, [])
+        screen.press("g")
+        XCTAssertEqual(screen.press("Del"), .listEdited)
+        XCTAssertEqual(screen.state.message, "deleted section \"Spare\"")
+        XCTAssertEqual(listed(screen), ["── Downloads (1)", "a.bin"])
+    }
+
+    func testLeavingManualOrderAsksWhenTitlesWouldBeLost() throws {
+        let plain = try manual(["a.bin"])
+        XCTAssertEqual(plain.press("s"), .listEdited, "one untouched section: nothing to lose")
+        XCTAssertEqual(plain.manager.arrangement, .sorted(.addTime, .ascending))
+
+        let screen = try manual(["a.bin", "b.bin"])
+        screen.press("j")
+        screen.press("n")
+        screen.type("Later")
+        screen.press("Enter")
+        XCTAssertEqual(screen.press("s"), .redraw)
+        XCTAssertEqual(screen.state.prompt?.line, "Sorting by add time drops your 2 sections and their titles. Sort? (y/n) ")
+        XCTAssertEqual(screen.press("n"), .redraw)
+        XCTAssertEqual(screen.state.message, "still in manual order")
+        XCTAssertEqual(screen.manager.sectionTitles, ["Downloads", "Later"])
+        screen.press("s")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.manager.arrangement, .sorted(.addTime, .ascending))
+        XCTAssertEqual(screen.state.message, "sorted by add time")
+    }
+}
