@@ -22,6 +22,7 @@ final class Curses {
     /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts).
     init(headless: (rows: Int, columns: Int)?, colors: Bool) {
         setlocale(LC_ALL, "")
+        ScreenText.unicode = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         if let headless {
             setenv("LINES", String(headless.rows), 1)
             setenv("COLUMNS", String(headless.columns), 1)
@@ -75,7 +76,27 @@ final class Curses {
         }
     }
 
-    func end() { Self.restore() }
+    /// The normal way out: the screen is cleared first, so on a terminal without an alternate
+    /// screen (vt100, the Linux console) the shell's prompt comes back on a clean line, not
+    /// over the list.
+    func end() {
+        guard Self.active else { return }
+        placeCursor(nil)
+        werase(tdl_stdscr())
+        wrefresh(tdl_stdscr())
+        Self.restore()
+    }
+
+    /// Why the terminal cannot show the full-screen list (TERM unset, dumb or unknown), or nil.
+    static func unusableTerminal() -> String? {
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        if term.isEmpty || term == "dumb" || tdl_terminal_usable() == 0 {
+            let name = term.isEmpty ? "TERM is not set" : "TERM=\(term) cannot move the cursor"
+            return "this terminal cannot show the full-screen list (\(name)). "
+                + "Use `tdl list` to see the downloads and `tdl get URL` to download, or set TERM (e.g. xterm)."
+        }
+        return nil
+    }
 
     /// A crash must not leave the terminal raw: restore it, then die as we would have.
     private static func restoreOnCrash() {
@@ -120,7 +141,7 @@ final class Curses {
         guard row >= 0, row < rows, column < columns else { return }
         let attr = attributes(style) | extraAttributes
         wattrset(tdl_stdscr(), attr)
-        let fitted = ScreenText.fit(text, columns - column)
+        let fitted = ScreenText.fit(ScreenText.unicode ? text : ScreenText.ascii(text), columns - column)
         var wide = Array(fitted.unicodeScalars.map { wchar_t(bitPattern: $0.value) })
         wide.append(0)
         mvaddwstr(Int32(row), Int32(column), wide)

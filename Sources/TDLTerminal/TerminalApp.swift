@@ -51,6 +51,10 @@ public final class TerminalApp {
         self.options = options
     }
 
+    /// Why this terminal cannot show the list (TERM=dumb, no terminfo entry), or nil. A
+    /// script runs on its own headless screen and needs no terminal.
+    public static func unusableTerminal() -> String? { Curses.unusableTerminal() }
+
     /// Runs until the user quits or a signal comes; the session is saved and the terminal
     /// restored on return.
     public func run() {

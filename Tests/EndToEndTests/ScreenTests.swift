@@ -26,6 +26,8 @@ final class ScreenTests: XCTestCase {
         env["TDL_SCRIPT"] = scriptPath
         env["TDL_SCRIPT_SIZE"] = size
         env["NO_COLOR"] = "1"
+        // Unicode marks need a UTF-8 locale: pinned, so the screens do not depend on the runner's.
+        env["LC_ALL"] = env["LC_ALL"] ?? "C.UTF-8"
         let result = try Processes.tdl(["-d", downloads.path], home: home.path, environment: env, timeout: 60)
         XCTAssertEqual(result.status, 0, result.stderr)
         return try saved.map { try String(contentsOfFile: $0, encoding: .utf8) }
@@ -481,5 +483,34 @@ final class ScreenTests: XCTestCase {
         XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[2], rows: 20).contains("2 marked"), shots[2])
         XCTAssertFalse(ScreenDump.row(fromBottom: 2, of: shots[3], rows: 20).contains("marked"), shots[3])
         XCTAssertEqual(ScreenDump.taskRows(shots[3]).filter { $0.hasPrefix("*") }, [], shots[3])
+    }
+
+    // MARK: - Any terminal
+
+    /// A locale without UTF-8 gets ASCII marks, arrows and rules, and nothing else outside ASCII.
+    func testACLocaleDrawsInASCII() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin"], home: home, downloads: downloads)
+        let shots = try screens([":save", "s", "s", "s", "s", ":save", "?", ":save"], home: home, downloads: downloads,
+                                environment: ["LC_ALL": "C"])
+        let posix = try screens([":save"], home: home, downloads: downloads, environment: ["LC_ALL": "POSIX"])
+        for shot in shots + posix {
+            XCTAssertEqual(shot.unicodeScalars.filter { !$0.isASCII }.map { String($0) }, [], shot)
+        }
+        XCTAssertTrue(header(shots[0]).hasPrefix("tdl | default | Downloads | sort: add time ^ | 2 paused | max 3"), shots[0])
+        XCTAssertEqual(ScreenDump.lines(shots[0]).filter { $0.hasPrefix(" | ") && $0.contains(".bin") }.count, 2, "paused rows: |\n\(shots[0])")
+        XCTAssertTrue(shots[1].contains("-- Downloads (2) ----"), shots[1])
+        XCTAssertTrue(shots[2].contains("lines 1-17 of "), shots[2])
+    }
+
+    /// TERM=dumb, empty or unknown: words pointing at the commands that work there, exit 2.
+    func testATerminalThatCannotShowTheListSaysWhatToUseInstead() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        for term in ["dumb", "", "no-such-terminal"] {
+            let result = try Processes.tdl(["-d", downloads.path], home: home.path, environment: ["TERM": term], timeout: 10)
+            XCTAssertEqual(result.status, 2, "TERM=\(term): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("`tdl list`") && result.stderr.contains("`tdl get URL`"), result.stderr)
+            XCTAssertEqual(result.stdout, "", "no escape codes for a terminal that cannot take them")
+        }
     }
 }

@@ -289,4 +289,20 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
+
+    /// On a terminal without an alternate screen (vt100, the Linux console) as on xterm, q
+    /// leaves the shell a clean line and none of the list.
+    func testQuittingLeavesACleanLineOnEveryTerminalType() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        for term in ["vt100", "linux", "xterm"] {
+            try launch(home: home.path, downloads: downloads.path, environment: "TERM=\(term)")
+            _ = try waitForScreen(containing: "No downloads yet")
+            try tmux(["send-keys", "-t", "tdl", "q"])
+            let after = try waitForScreen(containing: "EXITED 0")
+            let lines = after.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertTrue(lines.contains("EXITED 0"), "on a line of its own (TERM=\(term)):\n\(after)")
+            XCTAssertFalse(after.contains("No downloads yet") || after.contains("default · Downloads"), "the list is gone (TERM=\(term)):\n\(after)")
+            Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
+        }
+    }
 }
