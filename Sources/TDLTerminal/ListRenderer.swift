@@ -115,7 +115,7 @@ struct ListRenderer {
             }
         }
         if manager.isBusy {
-            let speed = ByteFormat.rate(manager.overallSpeed), eta = ByteFormat.duration(manager.overallETA)
+            let speed = ByteFormat.rate(manager.overallSpeed), eta = RowLayout.eta(manager.overallETA)
             header.speed = .init(full: speed + " ETA " + eta, short: speed + " " + eta)
         }
         let limit = manager.maxDownloadCount

@@ -380,3 +380,16 @@ final class SectionKeyTests: XCTestCase {
         XCTAssertEqual(screen.state.message, "sorted by add time")
     }
 }
+
+/// Numbers on the screen: an ETA that cannot be known says so the same way in the row and the header.
+final class NumbersOnScreenTests: XCTestCase {
+    func testAnUnknownETAIsADashInTheRowAndTheHeader() throws {
+        let screen = try ScreenFixture([("a.bin", .waiting)])
+        XCTAssertTrue(screen.manager.isBusy)
+        let header = ListRenderer(manager: screen.manager).header(view: "Downloads", inTrash: false)
+        XCTAssertEqual(header.speed?.full, "0 B/s ETA —", "a size not known yet: no made-up time")
+        let row = RowLayout(width: 120).progress(0.5, received: 500, speed: 0, eta: nil)
+        XCTAssertTrue(row.hasSuffix(" —"), row)
+        XCTAssertTrue(RowLayout(width: 120).progress(0.5, received: 500, speed: 10, eta: 65).hasSuffix(" 1:05"))
+    }
+}
