@@ -285,6 +285,7 @@ struct ListSorter {
                 tasks.values.formIndex(after: &position)
             }
         }
+        let unknownSize = sizeKey(nil)
         for index in urls.indices {
             let start = names.count
             let (rank, number): (Int, Double)
@@ -292,7 +293,11 @@ struct ListSorter {
             case .addTime:
                 (rank, number) = (isSectioned ? addTimeRank(times[index]) : 0, times[index])
             case .fileSize:
-                (rank, number) = sizeKey(sizes[index])
+                if let size = sizes[index] {
+                    (rank, number) = (isSectioned ? Self.fileSizeRank(size) : 0, Double(size))
+                } else {
+                    (rank, number) = unknownSize
+                }
             case .fileName, .fileType:
                 (rank, number) = fill(sortNames[index], name: &names)
             }
