@@ -7,7 +7,7 @@ public enum Action: String, CaseIterable, Sendable {
     case cycleSort, flipOrder, toggleSectioning
     case moveTaskDown, moveTaskUp, newSection, rename
     case moreDownloads, fewerDownloads, rateLimit, filter
-    case mark, details, help, redraw, quit
+    case mark, details, messages, help, redraw, quit
 
     /// The keys, as shown in help ("j", "Down", "Space").
     public var keys: [String] {
@@ -40,6 +40,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: return ["/"]
         case .mark: return ["v"]
         case .details: return ["Enter"]
+        case .messages: return ["m"]
         case .help: return ["?", "F1"]
         case .redraw: return ["^L"]
         case .quit: return ["q"]
@@ -76,6 +77,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: return "Show only rows whose name or URL has a text (Esc clears)"
         case .mark: return "Mark or unmark, then move down (actions apply to all marked, hidden or not)"
         case .details: return "Details of the selected download"
+        case .messages: return "Every message of this session, with its time"
         case .help: return "This help"
         case .redraw: return "Redraw the screen"
         case .quit: return "Quit (everything is saved)"

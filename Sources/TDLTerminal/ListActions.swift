@@ -108,6 +108,11 @@ struct ListActions {
         case .help:
             state.view = .help
             state.pager = TextPager()
+        case .messages:
+            // The newest at the bottom, in sight.
+            state.view = .messages
+            state.pager = TextPager()
+            state.pager.perform(.last, lineCount: state.textLines(manager).count, height: state.pageHeight)
         case .redraw: return [.redraw, .repaint]
         case .quit: return .quit
         }
@@ -130,6 +135,12 @@ struct ListActions {
         let urls = state.targets(manager)
         if urls.contains(where: { manager.state(of: $0) == .finished }) {
             state.prompt = .question(.restartFinished(urls))
+            return .redraw
+        }
+        // Bytes already here go too: asked first, as for a finished file.
+        let partial = urls.compactMap { manager.task($0) }.filter { !$0.state.isActive && $0.received > 0 }
+        if !partial.isEmpty {
+            state.prompt = .question(.restartPartial(urls, bytes: partial.reduce(0) { $0 + $1.received }))
             return .redraw
         }
         let n = manager.restartTasks(urls).count

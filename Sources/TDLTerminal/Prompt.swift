@@ -23,12 +23,14 @@ enum Question: Equatable {
     case deleteFromTrash([String])
     /// Restarting a finished download deletes its file.
     case restartFinished([String])
+    /// Restarting a stopped, paused or failed download discards the bytes it has.
+    case restartPartial([String], bytes: Int64)
     /// A sort has its own sections: the titled sections arranged by hand would be lost.
     case leaveManualOrder(for: SortKey, sections: Int)
 
     var urls: [String] {
         switch self {
-        case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls): return urls
+        case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _): return urls
         case .leaveManualOrder: return []
         }
     }
@@ -42,6 +44,8 @@ enum Question: Equatable {
         case .deleteWithFiles: return "Delete \(downloads) with their finished files? (y/n) "
         case .deleteFromTrash: return "Delete \(downloads) for good, with their files? (y/n) "
         case .restartFinished: return "Restart deletes the downloaded file. Restart \(downloads)? (y/n) "
+        case .restartPartial(_, let bytes):
+            return "Restart discards the \(ByteFormat.string(bytes)) already downloaded. Restart \(downloads)? (y/n) "
         }
     }
 }

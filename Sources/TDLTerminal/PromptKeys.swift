@@ -23,7 +23,7 @@ struct PromptKeys {
         switch question {
         case .deleteWithFiles: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
         case .deleteFromTrash: state.say(state.done("deleted", manager.cleanupToDeleteTasks(urls).count, of: urls) + " for good")
-        case .restartFinished: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
+        case .restartFinished, .restartPartial: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
         case .leaveManualOrder(let key, _):
             manager.arrange(.sorted(key, manager.arrangement.sortOrder ?? .ascending))
             state.say("sorted by \(key.title)")
@@ -36,7 +36,7 @@ struct PromptKeys {
         state.prompt = nil
         switch question {
         case .deleteWithFiles, .deleteFromTrash: state.say("nothing deleted")
-        case .restartFinished: state.say("nothing restarted")
+        case .restartFinished, .restartPartial: state.say("nothing restarted")
         case .leaveManualOrder: state.say("still in manual order")
         }
         return .redraw
@@ -178,7 +178,12 @@ struct PromptKeys {
             parts.append("\(again.count) \(what)")
         }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
-        state.say(parts.joined(separator: "; "), error: !result.rejected.isEmpty)
+        let cut = result.rejected.contains { ScreenText.width(ScreenText.clean(URLCheck.withoutPassword($0.url))) > 40 }
+        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty)
+        // The message line cuts long URLs: the log keeps each one whole.
+        for rejection in result.rejected {
+            state.note("rejected \(URLCheck.withoutPassword(rejection.url)): \(rejection.reason)", error: true)
+        }
         if let first = result.added.first {
             // The first new row is selected, so it must be among the rows now.
             state.readRows(from: manager)

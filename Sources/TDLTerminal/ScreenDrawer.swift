@@ -12,6 +12,7 @@ struct ScreenDrawer {
     var listHeight: Int { max(1, curses.rows - 3) }
 
     func draw(_ state: ScreenState) {
+        state.pageWidth = curses.columns
         curses.erase()
         let rows = curses.rows, columns = curses.columns
         if rows < Self.minimumSize.rows || columns < Self.minimumSize.columns {
@@ -27,12 +28,13 @@ struct ScreenDrawer {
         case .trash: title = "Trash"
         case .details: title = "Details"
         case .help: title = "Help"
+        case .messages: title = "Messages"
         }
         curses.fillRow(0, style: .header)
         curses.draw(renderer.header(view: title, inTrash: state.view == .trash).text(width: columns), row: 0, column: 0, style: .header)
         switch state.view {
         case .list, .trash: drawList(state, renderer)
-        case .details, .help: drawText(state)
+        case .details, .help, .messages: drawText(state)
         }
         let cursor = drawFooter(state)
         curses.placeCursor(cursor)
@@ -96,7 +98,7 @@ struct ScreenDrawer {
                                  always: always, width: curses.columns)
         case .trash:
             keys = Self.keyHints(["u Restore", "d Delete for good", "t Back"], always: always, width: curses.columns)
-        case .details, .help:
+        case .details, .help, .messages:
             let position = TextPager.position(top: state.pager.top, lineCount: state.textLines(manager).count, height: listHeight)
             keys = "Esc/q Back" + (position.map { "  j/k PgUp/PgDn Scroll  · " + $0 } ?? "")
         }

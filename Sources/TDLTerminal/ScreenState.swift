@@ -11,6 +11,15 @@ final class ScreenState {
         case trash
         case details(String)
         case help
+        /// Every message of the session, with its time.
+        case messages
+    }
+
+    /// One message as the log keeps it.
+    struct LoggedMessage {
+        var time: Date
+        var text: String
+        var isError: Bool
     }
 
     var view: View = .list
@@ -23,6 +32,12 @@ final class ScreenState {
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
     var pageHeight = 1
+    /// The width text views wrap at (the message log), from the terminal's size.
+    var pageWidth = 80
+    /// Every message said this session, oldest first (the m view); the message line shows the last.
+    private(set) var log: [LoggedMessage] = []
+    /// The clock of the log (pinned by tests).
+    var now: () -> Date = Date.init
     /// Earlier entries of each kind of prompt, oldest first (Up brings back the last).
     private(set) var history: [String: [String]] = [:]
 
@@ -39,6 +54,39 @@ final class ScreenState {
     func say(_ text: String, error: Bool = false) {
         message = ScreenText.clean(text)
         messageIsError = error
+        note(text, error: error)
+    }
+
+    /// Keeps a line in the message log only: what the message line had no room for (a
+    /// rejected URL in full).
+    func note(_ text: String, error: Bool = false) {
+        log.append(LoggedMessage(time: now(), text: ScreenText.clean(text), isError: error))
+        if log.count > 5000 { log.removeFirst(log.count - 5000) }
+    }
+
+    /// The log as lines of `width` columns: "12:04:31  text", long messages wrapped under their text.
+    func logLines(width: Int) -> [String] {
+        guard !log.isEmpty else { return ["(no messages yet)"] }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        var lines: [String] = []
+        for entry in log {
+            let stamp = formatter.string(from: entry.time) + (entry.isError ? " ! " : "   ")
+            var rest = Array(entry.text)
+            let room = max(10, width - stamp.count)
+            var first = true
+            repeat {
+                var used = 0, cut = 0
+                while cut < rest.count, used + ScreenText.width(String(rest[cut])) <= room {
+                    used += ScreenText.width(String(rest[cut]))
+                    cut += 1
+                }
+                lines.append((first ? stamp : String(repeating: " ", count: stamp.count)) + String(rest[..<cut]))
+                rest.removeFirst(cut)
+                first = false
+            } while !rest.isEmpty
+        }
+        return lines
     }
 
     /// Empties the message line; true if it said something, which must then be drawn away.
@@ -79,6 +127,7 @@ final class ScreenState {
         switch view {
         case .details(let url): return ListRenderer(manager: manager).detailLines(url)
         case .help: return Action.helpLines
+        case .messages: return logLines(width: pageWidth - 2)
         case .list, .trash: return []
         }
     }

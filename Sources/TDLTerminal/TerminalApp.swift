@@ -119,6 +119,7 @@ public final class TerminalApp {
         // Keys at a prompt edit its line: the rows wait for the frame (a filter typed fast is read once).
         if state.prompt == nil { readRowsIfStale() }
         state.pageHeight = drawer.listHeight
+        state.pageWidth = curses.columns
         apply(KeyHandler(manager: manager, state: state).handle(key))
     }
 

@@ -147,12 +147,12 @@ final class ScreenTests: XCTestCase {
         func footer(_ k: Int) -> String { ScreenDump.row(fromBottom: 2, of: shots[k], rows: k >= 5 ? 12 : 24) }
         XCTAssertTrue(shots[0].contains(" k Up          Move the selection up"), shots[0])
         XCTAssertFalse(shots[0].contains("Quit (everything is saved)"), shots[0])
-        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 36, more below"), shots[0])
+        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 37, more below"), shots[0])
         // G shows the end: the last keys and how to close.
         XCTAssertTrue(shots[1].contains(" q             Quit (everything is saved)"), shots[1])
         XCTAssertTrue(shots[1].contains("Press q or Esc to close."), shots[1])
-        XCTAssertTrue(footer(1).hasSuffix("lines 16–36 of 36, more above"), shots[1])
-        XCTAssertTrue(footer(2).hasSuffix("lines 15–35 of 36, more above and below"), shots[2])
+        XCTAssertTrue(footer(1).hasSuffix("lines 17–37 of 37, more above"), shots[1])
+        XCTAssertTrue(footer(2).hasSuffix("lines 16–36 of 37, more above and below"), shots[2])
         XCTAssertEqual(shots[3], shots[0], "g goes back to the top")
         XCTAssertEqual(footer(4), footer(1), "PgDn stops at the last full page")
         XCTAssertTrue(shots[1].contains("v             Mark or unmark, then move down"), shots[1])
@@ -512,5 +512,21 @@ final class ScreenTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("`tdl list`") && result.stderr.contains("`tdl get URL`"), result.stderr)
             XCTAssertEqual(result.stdout, "", "no escape codes for a terminal that cannot take them")
         }
+    }
+
+    // MARK: - Messages
+
+    /// m lists the session's messages with their times; a rejected URL too long for the
+    /// message line is there whole.
+    func testTheMessageLogShowsRejectedURLsWhole() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let long = "ftp:/" + String(repeating: "a", count: 50) + "-end-of-url"
+        let shots = try screens(["a", ":type \(long)", "<Enter>", ":save", "m", ":save", "q", ":save"], home: home, downloads: downloads)
+        XCTAssertTrue(message(shots[0]).hasSuffix("no host (m shows them whole)"), shots[0])
+        XCTAssertFalse(shots[0].contains("-end-of-url"), shots[0])
+        XCTAssertTrue(header(shots[1]).contains(" · Messages · "), shots[1])
+        XCTAssertNotNil(shots[1].firstMatch(of: #/\d\d:\d\d:\d\d ! "ftp:/a+…": no host/#), shots[1])
+        XCTAssertTrue(shots[1].contains("rejected \(long): no host"), shots[1])
+        XCTAssertTrue(shots[2].contains("No downloads yet"), shots[2])
     }
 }

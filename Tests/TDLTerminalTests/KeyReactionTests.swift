@@ -393,3 +393,49 @@ final class NumbersOnScreenTests: XCTestCase {
         XCTAssertTrue(RowLayout(width: 120).progress(0.5, received: 500, speed: 10, eta: 65).hasSuffix(" 1:05"))
     }
 }
+
+/// The message log (m) and the questions before bytes are thrown away.
+final class MessageLogTests: XCTestCase {
+    func testTheLogKeepsEveryMessageWithItsTimeAndRejectedURLsInFull() throws {
+        let screen = try ScreenFixture([("a.bin", .waiting)])
+        var clock = Date(timeIntervalSinceReferenceDate: 0)
+        screen.state.now = { clock }
+        screen.press("p")
+        clock += 61
+        let long = "ftp:/" + String(repeating: "x", count: 120)
+        screen.press("a")
+        screen.press(.paste(long))
+        screen.press("Enter")
+        XCTAssertTrue(screen.state.message.hasSuffix("(m shows them whole)"), screen.state.message)
+        XCTAssertEqual(screen.press("m"), .redraw)
+        XCTAssertEqual(screen.state.view, .messages)
+        screen.state.pageWidth = 60
+        let lines = screen.state.textLines(screen.manager)
+        let stamp = { (date: Date) -> String in
+            let formatter = DateFormatter()
+            formatter.dateFormat = "HH:mm:ss"
+            return formatter.string(from: date)
+        }
+        XCTAssertEqual(lines.first, stamp(Date(timeIntervalSinceReferenceDate: 0)) + "   paused 1 download")
+        XCTAssertTrue(lines[1].hasPrefix(stamp(clock) + " ! \"ftp:/xxx"), lines[1])
+        let rejected = lines.drop { !$0.contains("rejected ftp:/") }
+        XCTAssertEqual(rejected.map { $0.dropFirst(11) }.joined().filter { $0 == "x" }.count, 120, "the whole URL, wrapped:\n\(lines.joined(separator: "\n"))")
+        XCTAssertTrue(lines.allSatisfy { ScreenText.width($0) <= 58 }, lines.joined(separator: "\n"))
+        XCTAssertEqual(screen.press("q"), [.redraw, .rebuildRows])
+        XCTAssertEqual(screen.state.view, .list)
+    }
+
+    func testRestartAsksBeforeDiscardingPartialBytes() throws {
+        let screen = try ScreenFixture([("half.bin", .stopped), ("none.bin", .stopped)], partial: ["half.bin"])
+        XCTAssertEqual(screen.press("r"), .redraw)
+        XCTAssertEqual(screen.state.prompt?.line, "Restart discards the 4.0 KB already downloaded. Restart 1 download? (y/n) ")
+        screen.press("n")
+        XCTAssertEqual(screen.state.message, "nothing restarted")
+        XCTAssertEqual(screen.manager.task(ScreenFixture.url("half.bin"))?.received, 4_000)
+        screen.press("r")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.manager.state(of: ScreenFixture.url("half.bin")), .waiting)
+        screen.press("j")
+        XCTAssertEqual(screen.press("r"), .listEdited, "nothing to lose: no question")
+    }
+}
