@@ -41,6 +41,8 @@ public final class TerminalApp {
     var rowsStale = true
     var needsDraw = true
     var lastDraw: Double = 0
+    /// A key changed the screen: it is drawn at once, not at the next tenth of a second.
+    var keyHandled = false
     var quitting = false
     var script: ScriptRunner?
     /// Text between the terminal's paste brackets, gathered until the closing one (it may come a turn later).
@@ -118,6 +120,7 @@ public final class TerminalApp {
     func handle(_ key: Key) {
         // Keys at a prompt edit its line: the rows wait for the frame (a filter typed fast is read once).
         if state.prompt == nil { readRowsIfStale() }
+        keyHandled = true
         state.pageHeight = drawer.listHeight
         state.pageWidth = curses.columns
         apply(KeyHandler(manager: manager, state: state).handle(key))
@@ -142,7 +145,7 @@ public final class TerminalApp {
 
     func drawIfDue() {
         let now = Date().timeIntervalSinceReferenceDate
-        guard needsDraw, now - lastDraw >= 0.1 || !manager.isBusy else { return }
+        guard needsDraw, keyHandled || now - lastDraw >= 0.1 || !manager.isBusy else { return }
         draw()
         lastDraw = now
     }
@@ -151,6 +154,7 @@ public final class TerminalApp {
         readRowsIfStale()
         drawer.draw(state)
         needsDraw = false
+        keyHandled = false
     }
 
     // MARK: - Scripts
