@@ -12,15 +12,27 @@ public struct SpeedMeter: Sendable {
     /// Samples where the byte count changed (and the first one), oldest first.
     private var changes: [(time: Double, bytes: Int64)] = []
     private var latest: (time: Double, bytes: Int64)?
+    /// When the transfer started and what it had then: bytes that all came before the first
+    /// sample (a rate limit's first burst) are counted from here.
+    private var origin: (time: Double, bytes: Int64)?
     public let window: Double
+    /// How long after the first bytes the speed stays the average so far, waiting for more.
+    static let firstBurstWait = 120.0
 
     public init(window: Double = 4) {
         self.window = window
     }
 
+    /// The transfer starts now with `bytes`.
+    public mutating func start(time: Double, bytes: Int64) {
+        reset()
+        origin = (time, bytes)
+    }
+
     public mutating func add(time: Double, bytes: Int64) {
         if let latest, bytes < latest.bytes {
             changes.removeAll()  // restarted from zero: old samples describe another transfer
+            origin = nil
         }
         if changes.last?.bytes != bytes { changes.append((time, bytes)) }
         latest = (time, bytes)
@@ -32,6 +44,7 @@ public struct SpeedMeter: Sendable {
     public mutating func reset() {
         changes.removeAll()
         latest = nil
+        origin = nil
     }
 
     /// The usual time between changes, over the last few; nil with fewer than two.
@@ -55,10 +68,12 @@ public struct SpeedMeter: Sendable {
             let span = last.time - changes[start].time
             return span > 0.05 ? Int64(Double(last.bytes - changes[start].bytes) / span) : 0
         }
-        if changes.count < 3 && latest.time - last.time < 4 * window {
-            // Just started (one burst or none yet): the average so far.
-            let span = latest.time - oldest.time
-            return span > 0.05 ? Int64(Double(latest.bytes - oldest.bytes) / span) : 0
+        if changes.count < 3 && latest.time - last.time < Self.firstBurstWait {
+            // Just started (one burst or none yet): the average so far. A low limit shared by
+            // eight connections lets each take one buffer a minute or so.
+            let from = origin.flatMap { $0.bytes < oldest.bytes ? $0 : nil } ?? oldest
+            let span = latest.time - from.time
+            return span > 0.05 ? Int64(Double(latest.bytes - from.bytes) / span) : 0
         }
         // Stalled: what arrived within the last window (or two usual gaps), counted to now.
         let reach = max(window, 2.5 * (meanGap ?? 0))

@@ -211,4 +211,24 @@ final class TrustedNumberTests: XCTestCase {
         f.manager.pauseTasks([b])
         XCTAssertEqual(f.manager.overallETA!, activity.eta!, accuracy: 0.01, "one download: the header says what its row says")
     }
+
+    /// Under a low limit shared by eight connections, each takes one buffer at the start and
+    /// the next a minute later: the speed is the average since the start, never 0 B/s.
+    func testTheFirstBurstOfALowLimitIsAveragedFromTheStart() {
+        let f = Fixture()
+        let a = f.add(["a"])[0]
+        f.engine.resolve(a, name: "a", size: 50_000_000)
+        f.clock.advance(0.2)
+        f.engine.live = [a: 131_072]
+        for _ in 0 ..< 300 {
+            f.manager.tick()
+            XCTAssertGreaterThan(f.manager.activity[a]?.speed ?? 0, 0)
+            f.clock.advance(0.2)
+        }
+        XCTAssertEqual(Double(f.manager.activity[a]!.speed), 131_072 / 60, accuracy: 200, "the average over the minute so far")
+        f.engine.live = [a: 262_144]
+        f.clock.advance(4)
+        f.manager.tick()
+        XCTAssertEqual(Double(f.manager.activity[a]!.speed), 262_144 / 64.2, accuracy: 200, "the next burst: still from the start")
+    }
 }
