@@ -26,4 +26,15 @@ static inline int tdl_mouse_is_wheel_up(unsigned long b) { return (b & BUTTON4_P
 static inline int tdl_mouse_is_wheel_down(unsigned long b) { return (b & BUTTON5_PRESSED) != 0; }
 // Display width of one character (wcwidth needs _XOPEN_SOURCE, set above).
 static inline int tdl_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
+// Whether the terminal TERM names can show a full screen: a terminfo entry with cursor
+// addressing (TERM=dumb, unset or unknown cannot). Included last: term.h defines many macros.
+#include <ncursesw/term.h>
+static inline int tdl_terminal_usable(void) {
+    int err = 0;
+    if (setupterm(NULL, 1, &err) != OK) return 0;
+    const char *cup = tigetstr("cup");
+    int usable = cup != NULL && cup != (char *)-1;
+    del_curterm(cur_term);
+    return usable;
+}
 #endif

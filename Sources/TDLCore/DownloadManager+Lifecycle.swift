@@ -52,7 +52,7 @@ extension DownloadManager {
 
     private func startTransfer(_ url: String) {
         guard let task = tasks[url] else { return }
-        live.started(url)
+        live.started(url, at: clock().timeIntervalSinceReferenceDate, received: task.received)
         saves.downloadStarted(url)
         engine?.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
     }

@@ -158,6 +158,19 @@ extension DownloadManager {
         reportingListChange(list.insertSection(at: section, titled: title))
     }
 
+    /// Inserts a titled section starting at `index` (manual mode only): the tasks from that row
+    /// on move into it; at row 0 it is an empty section before that section.
+    @discardableResult
+    public func insertSection(at index: ListIndex, withTitle title: String) -> Bool {
+        reportingListChange(list.insertSection(at: index, titled: title))
+    }
+
+    /// Removes a section without tasks (manual mode only); the last section stays.
+    @discardableResult
+    public func removeEmptySection(_ section: Int) -> Bool {
+        reportingListChange(list.removeEmptySection(section))
+    }
+
     /// Moves one task (manual mode only). Returns false when either place does not exist.
     @discardableResult
     public func moveTask(at from: ListIndex, to destination: ListIndex) -> Bool {

@@ -544,13 +544,20 @@ public final class DownloadManager {
     /// Downloading tasks that wait to try a failed connection again.
     public var retrying: [String: RetryStatus] { live.retrying }
 
-    /// Seconds until everything that downloads now is done, nil when unknown.
+    /// Seconds until everything that downloads or waits to is done at the current overall
+    /// speed; nil when unknown (no speed, or a size not known yet: a waiting task the server
+    /// has not answered for). Paused and stopped tasks are not counted: nothing will fetch them.
     public var overallETA: Double? {
         guard overallSpeed > 1 else { return nil }
         var remaining: Int64 = 0
         for url in scheduler.downloading {
             guard let size = tasks[url]?.size else { return nil }
             remaining += max(0, size - (activity[url]?.received ?? tasks[url]!.received))
+        }
+        for url in scheduler.waiting {
+            guard let task = tasks[url], task.deletedAt == nil else { continue }
+            guard let size = task.size else { return nil }
+            remaining += max(0, size - task.received)
         }
         return Double(remaining) / Double(overallSpeed)
     }

@@ -229,6 +229,30 @@ struct ListModel {
         return true
     }
 
+    /// Inserts a titled section whose first row is `index` (SDE's insert at an index path): the
+    /// rows from there on move into it; at row 0 it is an empty section before that one.
+    /// False when sorted or the place does not exist.
+    mutating func insertSection(at index: ListIndex, titled title: String) -> Bool {
+        guard arrangement.isManual, sections.indices.contains(index.section),
+              index.row >= 0, index.row <= sections[index.section].count else { return false }
+        guard index.row > 0 else { return insertSection(at: index.section, titled: title) }
+        let moved = Array(sections[index.section][index.row...])
+        sections[index.section].removeSubrange(index.row...)
+        sections.insert(moved, at: index.section + 1)
+        titles.insert(title, at: index.section + 1)
+        changed()
+        return true
+    }
+
+    /// Removes an empty section. False when sorted, when it holds tasks, or when it is the only one.
+    mutating func removeEmptySection(_ section: Int) -> Bool {
+        guard arrangement.isManual, sections.indices.contains(section), sections[section].isEmpty, sections.count > 1 else { return false }
+        sections.remove(at: section)
+        titles.remove(at: section)
+        changed()
+        return true
+    }
+
     /// False when sorted or either place does not exist.
     mutating func moveTask(at from: ListIndex, to destination: ListIndex) -> Bool {
         guard arrangement.isManual, let url = url(at: from), sections.indices.contains(destination.section) else { return false }

@@ -29,6 +29,8 @@ struct ListSorter {
 
     static let addTimeTitles = ["Older", "Last 30 Days", "Last 7 Days", "Yesterday", "Today"]
     static let fileSizeTitles = ["0 – 1 MB", "1 MB – 10 MB", "10 MB – 100 MB", "100 MB – 1 GB", "Larger than 1 GB"]
+    /// Tasks whose server has not said a size: last in either order, in a section of their own.
+    static let unknownSizeTitle = "Unknown size"
     static let fileSizeBounds: [Int64] = [1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
     /// File-name index groups: "#" (digits, symbols), "A"…"Z", "Other" (letters outside Latin).
     static let fileNameTitles = ["#"] + (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { String(UnicodeScalar($0)) } + ["Other"]
@@ -38,7 +40,7 @@ struct ListSorter {
         guard isSectioned else { return "" }
         switch key {
         case .addTime: return Self.addTimeTitles[rank]
-        case .fileSize: return Self.fileSizeTitles[rank]
+        case .fileSize: return rank == unknownSizeRank ? Self.unknownSizeTitle : Self.fileSizeTitles[rank]
         case .fileName: return Self.fileNameTitles[rank]
         case .fileType: return FileType.allCases[rank].rawValue
         }
@@ -49,7 +51,7 @@ struct ListSorter {
         guard isSectioned else { return title.isEmpty ? 0 : nil }
         switch key {
         case .addTime: return Self.addTimeTitles.firstIndex(of: title)
-        case .fileSize: return Self.fileSizeTitles.firstIndex(of: title)
+        case .fileSize: return title == Self.unknownSizeTitle ? unknownSizeRank : Self.fileSizeTitles.firstIndex(of: title)
         case .fileName: return Self.fileNameTitles.firstIndex(of: title)
         case .fileType: return FileType.allCases.firstIndex { $0.rawValue == title }
         }
@@ -63,10 +65,22 @@ struct ListSorter {
         return 0
     }
 
-    static func fileSizeRank(_ size: Int64?) -> Int {
-        let size = size ?? 0
+    static func fileSizeRank(_ size: Int64) -> Int {
         for (rank, bound) in fileSizeBounds.enumerated() where size < bound { return rank }
         return fileSizeBounds.count
+    }
+
+    /// The unknown-size section's rank: after the largest ascending, before the smallest
+    /// descending, so that the order, flipped, still puts it last.
+    var unknownSizeRank: Int { order == .ascending ? Self.fileSizeBounds.count + 1 : -1 }
+
+    /// The size sort's rank and number: an unknown size goes last whichever the order.
+    @inline(__always)
+    func sizeKey(_ size: Int64?) -> (rank: Int, number: Double) {
+        guard let size else {
+            return (isSectioned ? unknownSizeRank : 0, order == .ascending ? .infinity : -.infinity)
+        }
+        return (isSectioned ? Self.fileSizeRank(size) : 0, Double(size))
     }
 
     /// From the first byte of a folded name: a–z are 1…26, other ASCII is "#", the rest "Other".
@@ -98,7 +112,7 @@ struct ListSorter {
             let time = task.addTime.timeIntervalSinceReferenceDate
             return (isSectioned ? addTimeRank(time) : 0, time)
         case .fileSize:
-            return (isSectioned ? Self.fileSizeRank(task.size) : 0, Double(task.size ?? -1))
+            return sizeKey(task.size)
         case .fileName, .fileType:
             return fill(task.sortName, name: &name)
         }
@@ -147,6 +161,34 @@ struct ListSorter {
                 buffer.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
             }
         }
+    }
+
+    /// Natural order for numbers in names ("f2" before "f10"), kept to a byte comparison: each
+    /// run of digits from `start` on becomes "0", the count of its digits without leading
+    /// zeros (one byte), then those digits. "0" sorts where any digit did against other
+    /// characters, and a longer number sorts after a shorter one.
+    static func encodeNumbers(_ bytes: inout [UInt8], from start: Int) {
+        let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
+        guard bytes[start...].contains(where: { $0 >= zero && $0 <= nine }) else { return }
+        var result = Array(bytes[..<start])
+        result.reserveCapacity(bytes.count + 8)
+        var i = start
+        while i < bytes.count {
+            guard bytes[i] >= zero && bytes[i] <= nine else {
+                result.append(bytes[i])
+                i += 1
+                continue
+            }
+            var end = i
+            while end < bytes.count && bytes[end] >= zero && bytes[end] <= nine { end += 1 }
+            var first = i
+            while first < end - 1 && bytes[first] == zero { first += 1 }
+            result.append(zero)
+            result.append(UInt8(min(end - first, 255)))
+            result.append(contentsOf: bytes[first ..< end])
+            i = end
+        }
+        bytes = result
     }
 
     /// Base letters of U+00C0…U+017F (Latin-1 letters and Latin Extended-A); nil keeps the scalar.
@@ -243,6 +285,7 @@ struct ListSorter {
                 tasks.values.formIndex(after: &position)
             }
         }
+        let unknownSize = sizeKey(nil)
         for index in urls.indices {
             let start = names.count
             let (rank, number): (Int, Double)
@@ -250,7 +293,11 @@ struct ListSorter {
             case .addTime:
                 (rank, number) = (isSectioned ? addTimeRank(times[index]) : 0, times[index])
             case .fileSize:
-                (rank, number) = (isSectioned ? Self.fileSizeRank(sizes[index]) : 0, Double(sizes[index] ?? -1))
+                if let size = sizes[index] {
+                    (rank, number) = (isSectioned ? Self.fileSizeRank(size) : 0, Double(size))
+                } else {
+                    (rank, number) = unknownSize
+                }
             case .fileName, .fileType:
                 (rank, number) = fill(sortNames[index], name: &names)
             }

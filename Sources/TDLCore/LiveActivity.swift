@@ -13,8 +13,12 @@ struct LiveActivity {
     /// When `sample` last ran (seconds since the reference date).
     private var lastSample = -Double.infinity
 
-    mutating func started(_ url: String) {
-        meters[url] = SpeedMeter()
+    /// A download starts with `received` bytes: the speed counts from here, so bytes that
+    /// all came before the first sample (a rate limit's first burst) still make a speed.
+    mutating func started(_ url: String, at t: Double, received: Int64) {
+        var meter = SpeedMeter()
+        meter.start(time: t, bytes: received)
+        meters[url] = meter
     }
 
     /// The task no longer downloads: its numbers go.

@@ -11,14 +11,17 @@ struct SortName: Equatable, Sendable {
         fileType = FileType.classify(fileName: fileName, mimeType: mimeType)
         if let customName {
             ListSorter.appendFolded(customName, to: &folded)
+            ListSorter.encodeNumbers(&folded, from: 0)
             stemLength = folded.count
             return
         }
         // Folding works scalar by scalar, so the folded stem is a prefix of the folded name.
         let stem = FileName.stem(fileName)
         ListSorter.appendFolded(stem, to: &folded)
+        ListSorter.encodeNumbers(&folded, from: 0)
         stemLength = folded.count
         ListSorter.appendFolded(String(decoding: fileName.utf8.dropFirst(stem.utf8.count), as: UTF8.self), to: &folded)
+        ListSorter.encodeNumbers(&folded, from: stemLength)
     }
 
     /// The folded display name, with or without its extension.

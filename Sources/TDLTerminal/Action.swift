@@ -7,7 +7,7 @@ public enum Action: String, CaseIterable, Sendable {
     case cycleSort, flipOrder, toggleSectioning
     case moveTaskDown, moveTaskUp, newSection, rename
     case moreDownloads, fewerDownloads, rateLimit, filter
-    case mark, details, help, redraw, quit
+    case mark, details, messages, help, redraw, quit
 
     /// The keys, as shown in help ("j", "Down", "Space").
     public var keys: [String] {
@@ -40,6 +40,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: return ["/"]
         case .mark: return ["v"]
         case .details: return ["Enter"]
+        case .messages: return ["m"]
         case .help: return ["?", "F1"]
         case .redraw: return ["^L"]
         case .quit: return ["q"]
@@ -60,7 +61,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .resumeAll: return "Resume all downloads"
         case .stop: return "Stop the selected downloads"
         case .restart: return "Restart the selected downloads from zero"
-        case .delete: return "Move to the trash (in the trash: delete for good)"
+        case .delete: return "Move to the trash (in the trash: delete for good; on an empty section: remove it)"
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
         case .cycleSort: return "Next sort: manual, add time, name, size, type"
@@ -68,14 +69,15 @@ public enum Action: String, CaseIterable, Sendable {
         case .toggleSectioning: return "Sections on or off for this sort"
         case .moveTaskDown: return "Move the task down (manual sort)"
         case .moveTaskUp: return "Move the task up (manual sort)"
-        case .newSection: return "New section above the selection (manual sort)"
+        case .newSection: return "New section right above the selected row (manual sort)"
         case .rename: return "Rename the task (or the section title)"
         case .moreDownloads: return "Allow one more concurrent download"
         case .fewerDownloads: return "Allow one fewer concurrent download"
         case .rateLimit: return "Set the global rate limit (e.g. 500K, 2M, 0 = none)"
-        case .filter: return "Show only names containing a text"
-        case .mark: return "Mark or unmark, then move down (actions apply to all marked)"
+        case .filter: return "Show only rows whose name or URL has a text (Esc clears)"
+        case .mark: return "Mark or unmark, then move down (actions apply to all marked, hidden or not)"
         case .details: return "Details of the selected download"
+        case .messages: return "Every message of this session, with its time"
         case .help: return "This help"
         case .redraw: return "Redraw the screen"
         case .quit: return "Quit (everything is saved)"
@@ -95,7 +97,9 @@ public enum Action: String, CaseIterable, Sendable {
     static var helpLines: [String] {
         allCases.map { action in
             ScreenText.pad(action.keys.joined(separator: " "), 14) + action.help
-        } + ["", "Press q or Esc to close."]
+        } + ["", "At a prompt: Left Right Home End (^A ^E) move, ^U ^W ^K cut, Up Down bring",
+             "back earlier entries, Esc cancels. A paste is text: its lines are separate URLs.",
+             "", "Press q or Esc to close."]
     }
 
     /// The README's key table.
@@ -120,7 +124,10 @@ enum KeyName {
             case "\u{1B}": return "Esc"
             case "\u{7F}", "\u{08}": return "Backspace"
             case "\t": return "Tab"
-            default: return String(c)
+            default:
+                // Other control characters by their caret names: ^A, ^E, ^U, ^W, ^K.
+                if let v = c.asciiValue, v < 0x20 { return "^" + String(UnicodeScalar(v + 64)) }
+                return String(c)
             }
         case .special(let code):
             switch code {
@@ -138,7 +145,7 @@ enum KeyName {
             case Curses.keyF1: return "F1"
             default: return nil
             }
-        case .mouse:
+        case .mouse, .paste:
             return nil
         }
     }
@@ -154,6 +161,8 @@ enum KeyName {
         case "^L": return .character("\u{0C}")
         case "Up": return .special(Curses.keyUp)
         case "Down": return .special(Curses.keyDown)
+        case "Left": return .special(Curses.keyLeft)
+        case "Right": return .special(Curses.keyRight)
         case "PgUp": return .special(Curses.keyPageUp)
         case "PgDn": return .special(Curses.keyPageDown)
         case "Home": return .special(Curses.keyHome)
@@ -161,6 +170,9 @@ enum KeyName {
         case "Del": return .special(Curses.keyDelete)
         case "F1": return .special(Curses.keyF1)
         default:
+            if name.count == 2, name.first == "^", let v = name.last?.asciiValue, v >= 64, v < 96 {
+                return .character(Character(UnicodeScalar(v - 64)))
+            }
             return name.count == 1 ? .character(name.first!) : nil
         }
     }

@@ -13,10 +13,16 @@ final class Curses {
     private(set) var colorsEnabled = false
     private var screen: OpaquePointer?
     private static var active = false
+    /// Bracketed paste was asked of a real terminal: it is turned off again on the way out.
+    private static var pasteModeOn = false
+    private var cursorShown = false
+    /// Key codes the terminal's paste brackets (ESC [200~ and ESC [201~) are read as.
+    static let keyPasteStart: Int32 = 2000, keyPasteEnd: Int32 = 2001
 
     /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts).
     init(headless: (rows: Int, columns: Int)?, colors: Bool) {
         setlocale(LC_ALL, "")
+        ScreenText.unicode = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         if let headless {
             setenv("LINES", String(headless.rows), 1)
             setenv("COLUMNS", String(headless.columns), 1)
@@ -38,6 +44,13 @@ final class Curses {
         nodelay(tdl_stdscr(), true)
         curs_set(0)
         set_escdelay(25)
+        define_key("\u{1B}[200~", Self.keyPasteStart)
+        define_key("\u{1B}[201~", Self.keyPasteEnd)
+        if headless == nil {
+            // Bracketed paste: the terminal marks what is pasted, so a pasted line break is text, not Enter.
+            Self.write("\u{1B}[?2004h")
+            Self.pasteModeOn = true
+        }
         mousemask(mmask_t(tdl_mouse_mask()), nil)
         if colors && has_colors() {
             start_color()
@@ -57,9 +70,33 @@ final class Curses {
         guard active else { return }
         active = false
         endwin()
+        if pasteModeOn {
+            pasteModeOn = false
+            write("\u{1B}[?2004l")
+        }
     }
 
-    func end() { Self.restore() }
+    /// The normal way out: the screen is cleared first, so on a terminal without an alternate
+    /// screen (vt100, the Linux console) the shell's prompt comes back on a clean line, not
+    /// over the list.
+    func end() {
+        guard Self.active else { return }
+        placeCursor(nil)
+        werase(tdl_stdscr())
+        wrefresh(tdl_stdscr())
+        Self.restore()
+    }
+
+    /// Why the terminal cannot show the full-screen list (TERM unset, dumb or unknown), or nil.
+    static func unusableTerminal() -> String? {
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        if term.isEmpty || term == "dumb" || tdl_terminal_usable() == 0 {
+            let name = term.isEmpty ? "TERM is not set" : "TERM=\(term) cannot move the cursor"
+            return "this terminal cannot show the full-screen list (\(name)). "
+                + "Use `tdl list` to see the downloads and `tdl get URL` to download, or set TERM (e.g. xterm)."
+        }
+        return nil
+    }
 
     /// A crash must not leave the terminal raw: restore it, then die as we would have.
     private static func restoreOnCrash() {
@@ -104,7 +141,7 @@ final class Curses {
         guard row >= 0, row < rows, column < columns else { return }
         let attr = attributes(style) | extraAttributes
         wattrset(tdl_stdscr(), attr)
-        let fitted = ScreenText.fit(text, columns - column)
+        let fitted = ScreenText.fit(ScreenText.unicode ? text : ScreenText.ascii(text), columns - column)
         var wide = Array(fitted.unicodeScalars.map { wchar_t(bitPattern: $0.value) })
         wide.append(0)
         mvaddwstr(Int32(row), Int32(column), wide)
@@ -117,6 +154,23 @@ final class Curses {
     }
 
     func hideCursor() { curs_set(0) }
+
+    /// Puts the terminal's cursor where typing goes (a prompt), or hides it; drawn at the next refresh.
+    func placeCursor(_ position: (row: Int, column: Int)?) {
+        if let position {
+            wmove(tdl_stdscr(), Int32(position.row), Int32(min(position.column, columns - 1)))
+            if !cursorShown { curs_set(1) }
+        } else if cursorShown {
+            curs_set(0)
+        }
+        cursorShown = position != nil
+    }
+
+    /// Bytes for the terminal outside ncurses (modes it has no call for).
+    private static func write(_ sequence: String) {
+        let bytes = Array(sequence.utf8)
+        _ = bytes.withUnsafeBufferPointer { Glibc.write(1, $0.baseAddress, $0.count) }
+    }
 
     /// The next key, or nil when none is waiting.
     func readKey() -> Key? {
@@ -163,4 +217,6 @@ enum Key: Equatable {
     case character(Character)
     case special(Int32)
     case mouse(row: Int, column: Int, buttons: UInt)
+    /// Text the terminal said was pasted (bracketed paste): text, never keys.
+    case paste(String)
 }

@@ -16,20 +16,35 @@ struct KeyHandler {
     private func route(_ key: Key) -> Reaction {
         if let prompt = state.prompt { return PromptKeys(manager: manager, state: state).handle(key, in: prompt) }
         if case let .mouse(row, _, buttons) = key { return mouse(row: row, buttons: buttons) }
+        if case .paste(let text) = key {
+            // A paste in the list is URLs to add: the add prompt opens with them, for Enter to confirm.
+            guard state.view == .list else { return [] }
+            var entry = TextEntry(purpose: .addURLs)
+            entry.insert(PromptKeys.oneLine(text))
+            state.prompt = .text(entry)
+            return .redraw
+        }
         guard let name = KeyName.name(of: key) else { return [] }
         let actions = ListActions(manager: manager, state: state)
         switch state.view {
-        case .details, .help:
+        case .details, .help, .messages:
             if name == "q" || name == "Esc" || name == "Enter" {
                 state.view = .list
                 return [.redraw, .rebuildRows]
             }
             guard let action = Action.byKey[name] else { return [] }
-            if action == .help || action == .redraw { return actions.perform(action) }
+            if action == .help || action == .redraw || action == .messages { return actions.perform(action) }
             state.pager.perform(action, lineCount: state.textLines(manager).count, height: state.pageHeight)
             return .redraw
         case .list, .trash:
             if name == "Esc" {
+                // The filter goes first, then the marks.
+                if state.view == .list && !state.filterText.isEmpty {
+                    state.filterText = ""
+                    state.say("filter cleared")
+                    return [.redraw, .rebuildRows]
+                }
+                guard !state.rows.marked.isEmpty else { return [] }
                 state.rows.marked.removeAll()
                 return .redraw
             }

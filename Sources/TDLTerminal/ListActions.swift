@@ -26,7 +26,8 @@ struct ListActions {
             state.say("resumed all")
             return [.redraw, .save]
         case .stop:
-            state.say("stopped " + Phrase.downloads(manager.stopTasks(state.rows.targets).count))
+            let urls = state.targets(manager)
+            state.say(state.done("stopped", manager.stopTasks(urls).count, of: urls))
             return [.redraw, .save]
         case .restart: return restart()
         case .delete: return delete(inTrash: inTrash)
@@ -40,14 +41,21 @@ struct ListActions {
                 state.say("u restores from the trash: press t to open it")
                 return .redraw
             }
-            let n = manager.restoreToDeleteTasks(state.rows.targets).count
+            let urls = state.targets(manager)
+            let n = manager.restoreToDeleteTasks(urls).count
+            state.say(state.done("restored", n, of: urls))
             state.rows.marked.removeAll()
-            state.say("restored " + Phrase.downloads(n))
             return .listEdited
         case .cycleSort:
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
             let cycle: [SortKey?] = [nil] + SortKey.allCases
             let next = cycle[(cycle.firstIndex(of: manager.arrangement.sortKey)! + 1) % cycle.count]
+            // Titles a person gave are not dropped without a yes.
+            if let next, manager.arrangement.isManual,
+               manager.sectionCount > 1 || manager.titleForHeaderInSection(0).map({ $0 != "Downloads" }) == true {
+                state.prompt = .question(.leaveManualOrder(for: next, sections: manager.sectionCount))
+                return .redraw
+            }
             manager.arrange(next.map { .sorted($0, manager.arrangement.sortOrder ?? .ascending) } ?? .manual)
             state.say(next.map { "sorted by \($0.title)" } ?? "manual order")
             return .listEdited
@@ -100,6 +108,11 @@ struct ListActions {
         case .help:
             state.view = .help
             state.pager = TextPager()
+        case .messages:
+            // The newest at the bottom, in sight.
+            state.view = .messages
+            state.pager = TextPager()
+            state.pager.perform(.last, lineCount: state.textLines(manager).count, height: state.pageHeight)
         case .redraw: return [.redraw, .repaint]
         case .quit: return .quit
         }
@@ -107,31 +120,38 @@ struct ListActions {
     }
 
     private func togglePause() -> Reaction {
-        let urls = state.rows.targets
+        let urls = state.targets(manager)
         let active = urls.filter { manager.state(of: $0)?.isActive == true }
         if !active.isEmpty {
-            state.say("paused " + Phrase.downloads(manager.pauseTasks(active).count))
+            state.say(state.done("paused", manager.pauseTasks(active).count, of: active))
         } else {
             let n = manager.resumeTasks(urls, queueIfFull: true).count
-            state.say(n == 0 ? "nothing to resume" : "resumed " + Phrase.downloads(n))
+            state.say(n == 0 ? "nothing to resume" : state.done("resumed", n, of: urls))
         }
         return [.redraw, .save]
     }
 
     private func restart() -> Reaction {
-        let urls = state.rows.targets
+        let urls = state.targets(manager)
         if urls.contains(where: { manager.state(of: $0) == .finished }) {
             state.prompt = .question(.restartFinished(urls))
             return .redraw
         }
+        // Bytes already here go too: asked first, as for a finished file.
+        let partial = urls.compactMap { manager.task($0) }.filter { !$0.state.isActive && $0.received > 0 }
+        if !partial.isEmpty {
+            state.prompt = .question(.restartPartial(urls, bytes: partial.reduce(0) { $0 + $1.received }))
+            return .redraw
+        }
         let n = manager.restartTasks(urls).count
         // A running download is not restarted under its own feet (SDE's rule).
-        state.say(n > 0 ? "restarted " + Phrase.downloads(n) : "stop it first (x): a running download does not restart")
+        state.say(n > 0 ? state.done("restarted", n, of: urls) : "stop it first (x): a running download does not restart")
         return .listEdited
     }
 
     private func delete(inTrash: Bool) -> Reaction {
-        let urls = state.rows.targets
+        if state.rows.marked.isEmpty, case .section(let index, let title, _)? = state.rows.current { return deleteSection(index, title) }
+        let urls = state.targets(manager)
         guard !urls.isEmpty else { return [] }
         if inTrash {
             state.prompt = .question(.deleteFromTrash(urls))
@@ -142,8 +162,28 @@ struct ListActions {
             return .redraw
         }
         let n = manager.deleteTasks(urls).count
+        state.say(manager.isTrashOpened ? state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)" : state.done("deleted", n, of: urls))
         state.rows.marked.subtract(urls)
-        state.say(manager.isTrashOpened ? "moved \(Phrase.downloads(n)) to the trash (t shows it, u restores)" : "deleted " + Phrase.downloads(n))
+        return .listEdited
+    }
+
+    /// d on a section header: an empty section arranged by hand goes; one with tasks stays.
+    private func deleteSection(_ index: Int, _ title: String) -> Reaction {
+        let name = "\"\(ScreenText.clean(title))\""
+        guard manager.arrangement.isManual else {
+            state.say("a sort makes its own sections: they go when their tasks do")
+            return .redraw
+        }
+        let count = manager.taskCountInSection(index)
+        guard count == 0 else {
+            state.say("section \(name) holds \(Phrase.downloads(count)): move them out (J/K) or delete them first")
+            return .redraw
+        }
+        guard manager.removeEmptySection(index) else {
+            state.say("the list keeps one section")
+            return .redraw
+        }
+        state.say("deleted section " + name)
         return .listEdited
     }
 

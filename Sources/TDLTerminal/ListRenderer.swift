@@ -48,7 +48,7 @@ struct ListRenderer {
         }
     }
 
-    /// The rows of the list view, sections with their counts, filtered by name.
+    /// The rows of the list view, sections with their counts, filtered by name or URL (its host, its path).
     func entries(filter: String) -> [ListEntry] {
         var result: [ListEntry] = []
         let needle = filter.lowercased()
@@ -56,6 +56,7 @@ struct ListRenderer {
         for (s, section) in manager.downloadList.enumerated() {
             let rows = needle.isEmpty ? section : section.filter {
                 (manager.displayName(of: $0) ?? "").lowercased().contains(needle)
+                    || URLCheck.withoutPassword($0).lowercased().contains(needle)
             }
             if showHeaders {
                 result.append(.section(index: s, title: manager.titleForHeaderInSection(s) ?? "Downloads", count: rows.count))
@@ -114,7 +115,7 @@ struct ListRenderer {
             }
         }
         if manager.isBusy {
-            let speed = ByteFormat.rate(manager.overallSpeed), eta = ByteFormat.duration(manager.overallETA)
+            let speed = ByteFormat.rate(manager.overallSpeed), eta = RowLayout.eta(manager.overallETA)
             header.speed = .init(full: speed + " ETA " + eta, short: speed + " " + eta)
         }
         let limit = manager.maxDownloadCount

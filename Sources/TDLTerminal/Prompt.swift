@@ -1,3 +1,5 @@
+import TDLCore
+
 /// The bottom line asking the user something: a yes/no question about tasks, or a line of
 /// text to type. Each case carries all its answer needs.
 enum Prompt: Equatable {
@@ -21,24 +23,35 @@ enum Question: Equatable {
     case deleteFromTrash([String])
     /// Restarting a finished download deletes its file.
     case restartFinished([String])
+    /// Restarting a stopped, paused or failed download discards the bytes it has.
+    case restartPartial([String], bytes: Int64)
+    /// A sort has its own sections: the titled sections arranged by hand would be lost.
+    case leaveManualOrder(for: SortKey, sections: Int)
 
     var urls: [String] {
         switch self {
-        case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls): return urls
+        case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _): return urls
+        case .leaveManualOrder: return []
         }
     }
 
     var label: String {
         let downloads = Phrase.downloads(urls.count)
         switch self {
+        case .leaveManualOrder(let key, let sections):
+            let yours = sections == 1 ? "your section title" : "your \(sections) sections and their titles"
+            return "Sorting by \(key.title) drops \(yours). Sort? (y/n) "
         case .deleteWithFiles: return "Delete \(downloads) with their finished files? (y/n) "
         case .deleteFromTrash: return "Delete \(downloads) for good, with their files? (y/n) "
         case .restartFinished: return "Restart deletes the downloaded file. Restart \(downloads)? (y/n) "
+        case .restartPartial(_, let bytes):
+            return "Restart discards the \(ByteFormat.string(bytes)) already downloaded. Restart \(downloads)? (y/n) "
         }
     }
 }
 
-/// A line being typed, and what Enter does with it.
+/// A line being typed, and what Enter does with it. Edited as readline users expect: a
+/// cursor that Left/Right, Home/End (^A/^E) move, ^U, ^W and ^K cut, Backspace and Delete.
 struct TextEntry: Equatable {
     enum Purpose: Equatable {
         case addURLs
@@ -48,10 +61,35 @@ struct TextEntry: Equatable {
         /// Filters the list as it is typed.
         case filter
         case rateLimit
+
+        /// Prompts of one kind share their history (Up and Down bring back earlier entries).
+        var historyKind: String {
+            switch self {
+            case .addURLs: return "add"
+            case .rename: return "name"
+            case .sectionTitle, .newSection: return "section"
+            case .filter: return "filter"
+            case .rateLimit: return "rate"
+            }
+        }
     }
 
     var purpose: Purpose
-    var text = ""
+    private(set) var text: String
+    /// Where typing goes, in characters from the start of `text`.
+    private(set) var cursor: Int
+    /// The text when the prompt opened: Esc puts it back (the filter applies as it is typed).
+    let original: String
+    /// The history entry shown (Up/Down), and what was typed before browsing it.
+    var historyIndex: Int?
+    var draft = ""
+
+    init(purpose: Purpose, text: String = "") {
+        self.purpose = purpose
+        self.text = text
+        cursor = text.count
+        original = text
+    }
 
     var label: String {
         switch purpose {
@@ -62,5 +100,56 @@ struct TextEntry: Equatable {
         case .filter: return "Filter: "
         case .rateLimit: return "Rate limit (e.g. 500K, 2M; 0 = none): "
         }
+    }
+
+    /// Replaces the whole line (a history entry), the cursor at its end.
+    mutating func setText(_ new: String) {
+        text = new
+        cursor = new.count
+    }
+
+    mutating func insert(_ typed: String) {
+        let at = text.index(text.startIndex, offsetBy: cursor)
+        text.insert(contentsOf: typed, at: at)
+        cursor += typed.count
+    }
+
+    mutating func moveLeft() { cursor = max(0, cursor - 1) }
+    mutating func moveRight() { cursor = min(text.count, cursor + 1) }
+    mutating func moveHome() { cursor = 0 }
+    mutating func moveEnd() { cursor = text.count }
+
+    /// Backspace: the character before the cursor.
+    mutating func deleteBackward() {
+        guard cursor > 0 else { return }
+        remove(from: cursor - 1, to: cursor)
+    }
+
+    /// Delete: the character under the cursor.
+    mutating func deleteForward() {
+        guard cursor < text.count else { return }
+        remove(from: cursor, to: cursor + 1)
+    }
+
+    /// ^U: everything before the cursor.
+    mutating func killToStart() { remove(from: 0, to: cursor) }
+
+    /// ^K: everything from the cursor on.
+    mutating func killToEnd() { remove(from: cursor, to: text.count) }
+
+    /// ^W: the word before the cursor, and the blanks after it (as a shell's ^W).
+    mutating func killWordBackward() {
+        let chars = Array(text)
+        var start = cursor
+        while start > 0 && chars[start - 1].isWhitespace { start -= 1 }
+        while start > 0 && !chars[start - 1].isWhitespace { start -= 1 }
+        remove(from: start, to: cursor)
+    }
+
+    private mutating func remove(from start: Int, to end: Int) {
+        guard start < end else { return }
+        let a = text.index(text.startIndex, offsetBy: start), b = text.index(text.startIndex, offsetBy: end)
+        text.removeSubrange(a..<b)
+        cursor = start
     }
 }

@@ -21,9 +21,12 @@ struct PromptKeys {
         state.prompt = nil
         let urls = question.urls
         switch question {
-        case .deleteWithFiles: state.say("deleted " + Phrase.downloads(manager.deleteTasks(urls).count))
-        case .deleteFromTrash: state.say("deleted \(Phrase.downloads(manager.cleanupToDeleteTasks(urls).count)) for good")
-        case .restartFinished: state.say("restarted " + Phrase.downloads(manager.restartTasks(urls).count))
+        case .deleteWithFiles: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
+        case .deleteFromTrash: state.say(state.done("deleted", manager.cleanupToDeleteTasks(urls).count, of: urls) + " for good")
+        case .restartFinished, .restartPartial: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
+        case .leaveManualOrder(let key, _):
+            manager.arrange(.sorted(key, manager.arrangement.sortOrder ?? .ascending))
+            state.say("sorted by \(key.title)")
         }
         state.rows.marked.subtract(urls)
         return .listEdited
@@ -33,32 +36,86 @@ struct PromptKeys {
         state.prompt = nil
         switch question {
         case .deleteWithFiles, .deleteFromTrash: state.say("nothing deleted")
-        case .restartFinished: state.say("nothing restarted")
+        case .restartFinished, .restartPartial: state.say("nothing restarted")
+        case .leaveManualOrder: state.say("still in manual order")
         }
         return .redraw
     }
 
     private func edit(_ entry: TextEntry, with key: Key) -> Reaction {
         var entry = entry
+        if case .paste(let pasted) = key {
+            entry.insert(Self.oneLine(pasted))
+            return changed(entry)
+        }
         switch KeyName.name(of: key) {
         case "Esc":
             state.prompt = nil
-            return .redraw
+            // What was there before the prompt opened comes back (the filter applied as typed).
+            guard entry.purpose == .filter, state.filterText != entry.original else { return .redraw }
+            state.filterText = entry.original
+            return [.redraw, .rebuildRows]
         case "Enter":
             state.prompt = nil
+            state.remember(entry)
             return submit(entry)
-        case "Backspace":
-            if !entry.text.isEmpty { entry.text.removeLast() }
-        default:
-            if case .character(let c) = key, !c.isASCII || !(c.asciiValue! < 0x20 || c.asciiValue! == 0x7F) {
-                entry.text.append(c)
+        case "Backspace": entry.deleteBackward()
+        case "Del", "^D": entry.deleteForward()
+        case "Left", "^B": entry.moveLeft()
+        case "Right", "^F": entry.moveRight()
+        case "Home", "^A": entry.moveHome()
+        case "End", "^E": entry.moveEnd()
+        case "^U": entry.killToStart()
+        case "^K": entry.killToEnd()
+        case "^W": entry.killWordBackward()
+        case "Up", "Down":
+            let earlier = state.history[entry.purpose.historyKind] ?? []
+            guard !earlier.isEmpty else { return [] }
+            if KeyName.name(of: key) == "Up" {
+                if entry.historyIndex == nil { entry.draft = entry.text }
+                entry.historyIndex = max(0, (entry.historyIndex ?? earlier.count) - 1)
+                entry.setText(earlier[entry.historyIndex!])
+            } else {
+                guard let index = entry.historyIndex else { return [] }
+                if index + 1 < earlier.count {
+                    entry.historyIndex = index + 1
+                    entry.setText(earlier[index + 1])
+                } else {
+                    entry.historyIndex = nil
+                    entry.setText(entry.draft)
+                }
             }
+        default:
+            guard case .character(let c) = key, !Self.isControl(c) else { return [] }
+            entry.insert(String(c))
         }
+        return changed(entry)
+    }
+
+    /// The entry after an edit: on the prompt line, and for the filter in the list as it is typed.
+    private func changed(_ entry: TextEntry) -> Reaction {
+        let before = state.prompt
         state.prompt = .text(entry)
-        guard entry.purpose == .filter else { return .redraw }
-        // The list follows the filter as it is typed.
+        guard entry.purpose == .filter, state.filterText != entry.text else { return before == state.prompt ? [] : .redraw }
         state.filterText = entry.text
         return [.redraw, .rebuildRows]
+    }
+
+    static func isControl(_ c: Character) -> Bool {
+        c.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }
+    }
+
+    /// Pasted text on one line: line breaks and tabs separate words (URLs), other controls go.
+    static func oneLine(_ pasted: String) -> String {
+        var result = ""
+        for c in pasted {
+            if c == "\n" || c == "\r" || c == "\r\n" || c == "\t" {
+                if !result.isEmpty && result.last != " " { result.append(" ") }
+            } else if !isControl(c) {
+                result.append(c)
+            }
+        }
+        return result.last == " " ? String(result.dropLast()) : result
     }
 
     private func submit(_ entry: TextEntry) -> Reaction {
@@ -80,10 +137,28 @@ struct PromptKeys {
         case .rename(let url):
             manager.changeDisplayNameOfTask(url, to: text.trimmingCharacters(in: .whitespaces))
         case .sectionTitle(let section):
-            manager.changeTitleOfSection(section, to: text)
+            let title = text.trimmingCharacters(in: .whitespaces)
+            guard !title.isEmpty else {
+                state.say("a section needs a title: the title stays", error: true)
+                return .redraw
+            }
+            manager.changeTitleOfSection(section, to: title)
         case .newSection:
-            let at = state.rows.currentSection(in: manager) ?? 0
-            manager.insertPlaceHolderSection(at: at, withTitle: text.isEmpty ? "New section" : text)
+            let title = text.trimmingCharacters(in: .whitespaces)
+            guard !title.isEmpty else {
+                state.say("a section needs a title: no section added", error: true)
+                return .redraw
+            }
+            // Above the selected row: on a header, before its section; on a task, the section
+            // splits there (before the section when the task is its first).
+            var at = ListIndex(section: 0, row: 0)
+            switch state.rows.current {
+            case .section(let index, _, _)?: at = ListIndex(section: index, row: 0)
+            case .task(let url)?: at = manager.indexPath(of: url) ?? at
+            case nil: break
+            }
+            manager.insertSection(at: at, withTitle: title)
+            state.say("new section \"\(ScreenText.clean(title))\"")
         case .filter:
             state.filterText = text
             return [.redraw, .rebuildRows]
@@ -109,7 +184,12 @@ struct PromptKeys {
             parts.append("\(again.count) \(what)")
         }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
-        state.say(parts.joined(separator: "; "), error: !result.rejected.isEmpty)
+        let cut = result.rejected.contains { ScreenText.width(ScreenText.clean(URLCheck.withoutPassword($0.url))) > 40 }
+        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty)
+        // The message line cuts long URLs: the log keeps each one whole.
+        for rejection in result.rejected {
+            state.note("rejected \(URLCheck.withoutPassword(rejection.url)): \(rejection.reason)", error: true)
+        }
         if let first = result.added.first {
             // The first new row is selected, so it must be among the rows now.
             state.readRows(from: manager)

@@ -64,9 +64,15 @@ struct RowLayout {
         text += ScreenText.pad(fraction.map { "\(Int($0 * 100))%" } ?? "?%", Self.percentWidth, alignRight: true)
         text += String(repeating: " ", count: Self.gap) + ScreenText.pad(ByteFormat.rate(speed), Self.speedWidth, alignRight: true)
         if showsETA {
-            text += String(repeating: " ", count: Self.gap) + ScreenText.pad(ByteFormat.duration(eta), Self.etaWidth, alignRight: true)
+            text += String(repeating: " ", count: Self.gap) + ScreenText.pad(Self.eta(eta), Self.etaWidth, alignRight: true)
         }
         return text
+    }
+
+    /// "4:05", or "—" when it cannot be known (no speed yet, a size not known): the row and
+    /// the header say it alike.
+    static func eta(_ seconds: Double?) -> String {
+        seconds == nil ? "—" : ByteFormat.duration(seconds)
     }
 
     static func bar(_ fraction: Double, width: Int) -> String {

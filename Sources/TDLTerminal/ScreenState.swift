@@ -1,3 +1,4 @@
+import Foundation
 import TDLCore
 
 /// What the screen shows and what keys act on, apart from the terminal itself: the view, its
@@ -10,6 +11,15 @@ final class ScreenState {
         case trash
         case details(String)
         case help
+        /// Every message of the session, with its time.
+        case messages
+    }
+
+    /// One message as the log keeps it.
+    struct LoggedMessage {
+        var time: Date
+        var text: String
+        var isError: Bool
     }
 
     var view: View = .list
@@ -22,10 +32,61 @@ final class ScreenState {
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
     var pageHeight = 1
+    /// The width text views wrap at (the message log), from the terminal's size.
+    var pageWidth = 80
+    /// Every message said this session, oldest first (the m view); the message line shows the last.
+    private(set) var log: [LoggedMessage] = []
+    /// The clock of the log (pinned by tests).
+    var now: () -> Date = Date.init
+    /// Earlier entries of each kind of prompt, oldest first (Up brings back the last).
+    private(set) var history: [String: [String]] = [:]
+
+    /// Keeps what was entered at a prompt for Up to bring back.
+    func remember(_ entry: TextEntry) {
+        let text = entry.text
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        var earlier = history[entry.purpose.historyKind] ?? []
+        earlier.removeAll { $0 == text }
+        earlier.append(text)
+        history[entry.purpose.historyKind] = Array(earlier.suffix(100))
+    }
 
     func say(_ text: String, error: Bool = false) {
         message = ScreenText.clean(text)
         messageIsError = error
+        note(text, error: error)
+    }
+
+    /// Keeps a line in the message log only: what the message line had no room for (a
+    /// rejected URL in full).
+    func note(_ text: String, error: Bool = false) {
+        log.append(LoggedMessage(time: now(), text: ScreenText.clean(text), isError: error))
+        if log.count > 5000 { log.removeFirst(log.count - 5000) }
+    }
+
+    /// The log as lines of `width` columns: "12:04:31  text", long messages wrapped under their text.
+    func logLines(width: Int) -> [String] {
+        guard !log.isEmpty else { return ["(no messages yet)"] }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        var lines: [String] = []
+        for entry in log {
+            let stamp = formatter.string(from: entry.time) + (entry.isError ? " ! " : "   ")
+            var rest = Array(entry.text)
+            let room = max(10, width - stamp.count)
+            var first = true
+            repeat {
+                var used = 0, cut = 0
+                while cut < rest.count, used + ScreenText.width(String(rest[cut])) <= room {
+                    used += ScreenText.width(String(rest[cut]))
+                    cut += 1
+                }
+                lines.append((first ? stamp : String(repeating: " ", count: stamp.count)) + String(rest[..<cut]))
+                rest.removeFirst(cut)
+                first = false
+            } while !rest.isEmpty
+        }
+        return lines
     }
 
     /// Empties the message line; true if it said something, which must then be drawn away.
@@ -34,11 +95,31 @@ final class ScreenState {
         return !message.isEmpty
     }
 
-    /// Reads the rows of the list (filtered) or of the trash from the manager.
+    /// Reads the rows of the list (filtered) or of the trash from the manager. Marks stay on
+    /// tasks of this view, shown or hidden by the filter; a task gone from the view loses its mark.
     func readRows(from manager: DownloadManager) {
         rows.replace(with: view == .trash
             ? manager.toDeleteList.map(ListEntry.task)
             : ListRenderer(manager: manager).entries(filter: filterText))
+        if !rows.marked.isEmpty {
+            rows.marked = rows.marked.filter { url in manager.task(url).map { ($0.deletedAt != nil) == (view == .trash) } ?? false }
+        }
+    }
+
+    /// What an action applies to: every marked task of this view, hidden by the filter or not
+    /// (in the list's order), else the selected one.
+    func targets(_ manager: DownloadManager) -> [String] {
+        guard !rows.marked.isEmpty else { return rows.currentURL.map { [$0] } ?? [] }
+        let all = view == .trash ? manager.toDeleteList : manager.downloadList.flatMap { $0 }
+        return all.filter { rows.marked.contains($0) }
+    }
+
+    /// "paused 3 downloads (2 hidden by the filter)": what an action did, naming the marked
+    /// rows it touched that the filter hides.
+    func done(_ verb: String, _ n: Int, of urls: [String]) -> String {
+        let shown = Set(rows.entries.compactMap(\.url))
+        let hidden = min(n, urls.filter { !shown.contains($0) }.count)
+        return verb + " " + Phrase.downloads(n) + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "")
     }
 
     /// The lines of the help or details view; empty for the list and the trash.
@@ -46,6 +127,7 @@ final class ScreenState {
         switch view {
         case .details(let url): return ListRenderer(manager: manager).detailLines(url)
         case .help: return Action.helpLines
+        case .messages: return logLines(width: pageWidth - 2)
         case .list, .trash: return []
         }
     }

@@ -9,7 +9,8 @@ import Foundation
 ///     :wait-idle 30
 ///     :save-display /tmp/screen.txt
 ///
-/// Commands: `:type TEXT`, `:save-display FILE`, `:wait-idle [SECONDS]` (until nothing
+/// Commands: `:type TEXT`, `:paste TEXT` (as a terminal's bracketed paste; `\n` is a line
+/// break), `:save-display FILE`, `:wait-idle [SECONDS]` (until nothing
 /// downloads or waits), `:sleep MS`, `:resize COLSxROWS` (as TDL_SCRIPT_SIZE). Keys: one
 /// character, or a name in angle brackets such as `<Enter>`, `<Down>`, `<Space>`, `<Esc>`,
 /// `<Del>`, `<^L>`.
@@ -17,6 +18,7 @@ final class ScriptRunner {
     enum Command {
         case key(Key)
         case type(String)
+        case paste(String)
         case saveDisplay(String)
         case resize(columns: Int, rows: Int)
     }
@@ -48,6 +50,7 @@ final class ScriptRunner {
                 let argument = parts.count > 1 ? parts[1] : ""
                 switch parts.first ?? "" {
                 case "type": return .type(argument)
+                case "paste": return .paste(argument.replacingOccurrences(of: "\\n", with: "\n"))
                 case "save-display": return .saveDisplay(argument)
                 case "wait-idle":
                     waitUntil = now + (Double(argument) ?? 30)

@@ -41,13 +41,21 @@ public final class TerminalApp {
     var rowsStale = true
     var needsDraw = true
     var lastDraw: Double = 0
+    /// A key changed the screen: it is drawn at once, not at the next tenth of a second.
+    var keyHandled = false
     var quitting = false
     var script: ScriptRunner?
+    /// Text between the terminal's paste brackets, gathered until the closing one (it may come a turn later).
+    var pasting: String?
 
     public init(manager: DownloadManager, options: Options) {
         self.manager = manager
         self.options = options
     }
+
+    /// Why this terminal cannot show the list (TERM=dumb, no terminfo entry), or nil. A
+    /// script runs on its own headless screen and needs no terminal.
+    public static func unusableTerminal() -> String? { Curses.unusableTerminal() }
 
     /// Runs until the user quits or a signal comes; the session is saved and the terminal
     /// restored on return.
@@ -71,7 +79,7 @@ public final class TerminalApp {
                 var gotKey = false
                 while let key = curses.readKey() {
                     gotKey = true
-                    handle(key)
+                    read(key)
                 }
                 // Readable without a key means end of input: stop polling it, or it spins.
                 if !gotKey && isStdinClosed() { stdinOpen = false }
@@ -94,10 +102,27 @@ public final class TerminalApp {
         return poll(&pfd, 1, 0) > 0 && (pfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
     }
 
+    /// A key from the terminal: inside paste brackets it is text of the paste, handed over whole.
+    func read(_ key: Key) {
+        switch key {
+        case .special(Curses.keyPasteStart):
+            pasting = ""
+        case .special(Curses.keyPasteEnd):
+            if let text = pasting { handle(.paste(text)) }
+            pasting = nil
+        case .character(let c) where pasting != nil:
+            pasting!.append(c)
+        default:
+            if pasting == nil { handle(key) }
+        }
+    }
+
     func handle(_ key: Key) {
         // Keys at a prompt edit its line: the rows wait for the frame (a filter typed fast is read once).
         if state.prompt == nil { readRowsIfStale() }
+        keyHandled = true
         state.pageHeight = drawer.listHeight
+        state.pageWidth = curses.columns
         apply(KeyHandler(manager: manager, state: state).handle(key))
     }
 
@@ -120,7 +145,7 @@ public final class TerminalApp {
 
     func drawIfDue() {
         let now = Date().timeIntervalSinceReferenceDate
-        guard needsDraw, now - lastDraw >= 0.1 || !manager.isBusy else { return }
+        guard needsDraw, keyHandled || now - lastDraw >= 0.1 || !manager.isBusy else { return }
         draw()
         lastDraw = now
     }
@@ -129,6 +154,7 @@ public final class TerminalApp {
         readRowsIfStale()
         drawer.draw(state)
         needsDraw = false
+        keyHandled = false
     }
 
     // MARK: - Scripts
@@ -142,6 +168,8 @@ public final class TerminalApp {
         case .key(let key): handle(key)
         case .type(let text):
             for c in text { handle(.character(c)) }
+        case .paste(let text):
+            handle(.paste(text))
         case .saveDisplay(let path):
             draw()
             try? curses.screenText().write(toFile: path, atomically: true, encoding: .utf8)

@@ -4,6 +4,26 @@ import Foundation
 /// Text that came from outside (names, URLs, errors) as it may appear on screen: no control
 /// characters or escape sequences, cut by display width (wide characters count two columns).
 enum ScreenText {
+    /// False when the locale has no UTF-8 (LANG=C, POSIX, Latin-1): marks, rules and arrows are
+    /// drawn in ASCII, and other characters as "?". Set once, when the screen starts.
+    nonisolated(unsafe) static var unicode = true
+
+    static var ellipsis: String { unicode ? "…" : "~" }
+
+    /// ASCII stand-ins for the glyphs tdl draws; anything else outside ASCII becomes "?".
+    static let asciiGlyphs: [Unicode.Scalar: String] = [
+        "…": "~", "↓": "v", "↑": "^", "‖": "|", "■": "#", "✓": "+", "✗": "!", "·": "|", "─": "-",
+        "–": "-", "—": "-", "≤": "<=", "∞": "inf", "×": "x",
+    ]
+
+    static func ascii(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII { result.unicodeScalars.append(scalar) } else { result += asciiGlyphs[scalar] ?? "?" }
+        }
+        return result
+    }
+
     /// Removes C0/C1 controls (ESC included, so no escape sequence survives) and bidi overrides.
     static func clean(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
@@ -39,7 +59,7 @@ enum ScreenText {
             result.append(scalar)
             used += w
         }
-        return String(result) + "…"
+        return String(result) + ellipsis
     }
 
     /// Exactly `columns` wide: cut, then padded with spaces.

@@ -169,6 +169,8 @@ final class Connection {
     /// Bytes this connection may still take now.
     var allowance: Double = 0
     var isPaused = false
+    /// Paused because the loop's turn spent its time (see `CurlEngine.performDeadline`).
+    var isPausedForTurn = false
 
     func setRateLimit(_ bytesPerSecond: Int64?) {
         if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
@@ -188,7 +190,7 @@ final class Connection {
         allowance = min(allowance + Double(rateLimit) * seconds, Double(rateLimit) / 5)
         if isPaused && allowance > 0 {
             isPaused = false
-            curl_easy_pause(handle, CURLPAUSE_CONT)
+            if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
         }
     }
 
@@ -267,6 +269,12 @@ final class Connection {
         if !headersChecked, !checkResponse() { return 0 }
         if stopReason != nil { return 0 }
         if isUnfollowedRedirect { return count }
+        // The loop's turn has had its time: the rest waits for the next turn (keys, the screen).
+        if download.engine.turnIsOver() {
+            isPausedForTurn = true
+            download.engine.pausedForTurn.append(self)
+            return tdl_writefunc_pause()
+        }
         if rateLimit != nil {
             if allowance <= 0 {
                 isPaused = true

@@ -66,6 +66,31 @@ public final class CurlEngine: TransferEngine {
 
     var now: Double { Date().timeIntervalSinceReferenceDate }
 
+    /// Until when one `curl_multi_perform` takes body bytes. At loopback speed curl reads up
+    /// to 100 buffers per connection in one call while the socket has data: hundreds of MiB,
+    /// a quarter of a second and more in which keys and the screen waited. A connection that
+    /// gets bytes past it pauses, and goes on at the start of the next turn.
+    var performDeadline = Double.infinity
+    static let turnBudget = 0.03
+    /// Connections paused by `performDeadline`, resumed at the next turn.
+    var pausedForTurn: [Connection] = []
+
+    @inline(__always)
+    func turnIsOver() -> Bool { performDeadline.isFinite && now > performDeadline }
+
+    /// Lets the connections paused at the end of the last turn go on (those still running).
+    private func resumeTurnPaused() {
+        guard !pausedForTurn.isEmpty else { return }
+        let paused = pausedForTurn
+        pausedForTurn = []
+        let live = Set(downloads.values.flatMap(\.connections).map(ObjectIdentifier.init))
+        for connection in paused where connection.isPausedForTurn {
+            connection.isPausedForTurn = false
+            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused else { continue }
+            curl_easy_pause(connection.handle, CURLPAUSE_CONT)
+        }
+    }
+
     // MARK: - TransferEngine
 
     public func start(_ job: TransferJob) {
@@ -111,6 +136,8 @@ public final class CurlEngine: TransferEngine {
         // Only a limit pauses a connection, and lifting it unpauses (see `applyRateLimits`).
         let limited = limitsApplied
         if limited { timeout = min(timeout, 20) }
+        // Connections paused at the end of the last turn have data waiting: no sleeping.
+        if !pausedForTurn.isEmpty { timeout = 0 }
         if let next = timers.min() {
             timeout = max(0, min(timeout, Int((next - now) * 1000) + 1))
         }
@@ -119,8 +146,11 @@ public final class CurlEngine: TransferEngine {
             _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)
         }
         if limited { refillRateLimits() }
+        performDeadline = now + Self.turnBudget
+        resumeTurnPaused()
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
+        performDeadline = .infinity
         drainFinishedTransfers()
         runPosted()
         runDueTimers()

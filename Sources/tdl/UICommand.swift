@@ -14,6 +14,11 @@ struct UICommand: ParsableCommand {
     @OptionGroup var transfer: TransferOptions
 
     func run() throws {
+        // Before anything starts: a terminal that cannot show the list gets words, not garbage.
+        if ProcessInfo.processInfo.environment["TDL_SCRIPT"] == nil, let problem = TerminalApp.unusableTerminal() {
+            warn(problem)
+            Foundation.exit(ExitStatus.badInput)
+        }
         let session: Session
         do {
             session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,

@@ -59,6 +59,8 @@ final class ConnectionLimitTests: XCTestCase {
         let result = try get(["-x", "32", server.url("/file/sixteen.bin?size=\(size)&seed=43&rate=4000000")])
         XCTAssertEqual(result.status, 0, result.stderr)
         try assertDownloaded("sixteen.bin", size: size, seed: 43)
-        XCTAssertEqual(try server.mostAtOnce().answers, 16)
+        // 32 asked, 16 allowed; the server may count one answer a moment after tdl ended it,
+        // as the TCP count above may.
+        XCTAssertTrue((16...17).contains(try server.mostAtOnce().answers))
     }
 }

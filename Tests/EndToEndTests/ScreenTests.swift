@@ -26,6 +26,8 @@ final class ScreenTests: XCTestCase {
         env["TDL_SCRIPT"] = scriptPath
         env["TDL_SCRIPT_SIZE"] = size
         env["NO_COLOR"] = "1"
+        // Unicode marks need a UTF-8 locale: pinned, so the screens do not depend on the runner's.
+        env["LC_ALL"] = env["LC_ALL"] ?? "C.UTF-8"
         let result = try Processes.tdl(["-d", downloads.path], home: home.path, environment: env, timeout: 60)
         XCTAssertEqual(result.status, 0, result.stderr)
         return try saved.map { try String(contentsOfFile: $0, encoding: .utf8) }
@@ -145,12 +147,12 @@ final class ScreenTests: XCTestCase {
         func footer(_ k: Int) -> String { ScreenDump.row(fromBottom: 2, of: shots[k], rows: k >= 5 ? 12 : 24) }
         XCTAssertTrue(shots[0].contains(" k Up          Move the selection up"), shots[0])
         XCTAssertFalse(shots[0].contains("Quit (everything is saved)"), shots[0])
-        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 33, more below"), shots[0])
+        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 37, more below"), shots[0])
         // G shows the end: the last keys and how to close.
         XCTAssertTrue(shots[1].contains(" q             Quit (everything is saved)"), shots[1])
         XCTAssertTrue(shots[1].contains("Press q or Esc to close."), shots[1])
-        XCTAssertTrue(footer(1).hasSuffix("lines 13–33 of 33, more above"), shots[1])
-        XCTAssertTrue(footer(2).hasSuffix("lines 12–32 of 33, more above and below"), shots[2])
+        XCTAssertTrue(footer(1).hasSuffix("lines 17–37 of 37, more above"), shots[1])
+        XCTAssertTrue(footer(2).hasSuffix("lines 16–36 of 37, more above and below"), shots[2])
         XCTAssertEqual(shots[3], shots[0], "g goes back to the top")
         XCTAssertEqual(footer(4), footer(1), "PgDn stops at the last full page")
         XCTAssertTrue(shots[1].contains("v             Mark or unmark, then move down"), shots[1])
@@ -459,5 +461,72 @@ final class ScreenTests: XCTestCase {
             XCTAssertTrue(rows.contains { $0.contains("]0;titlecd.bin") }, shot)
         }
         XCTAssertTrue(shots[2].contains("Name:          下载下载"), shots[2])
+    }
+
+    // MARK: - Filter and marks
+
+    /// A filter that matches nothing says so (not "No downloads yet"); marked rows show a mark
+    /// and the key bar counts them, hidden ones included; Esc clears the filter, then the marks.
+    func testAnEmptyFilterSaysSoAndMarksAreCounted() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin", "three.bin"], home: home, downloads: downloads)
+        let shots = try screens(["v", "v", ":save", "/", ":type zz", "<Enter>", ":save", "<Esc>", ":save", "<Esc>", ":save"],
+                                home: home, downloads: downloads)
+        let marked = ScreenDump.taskRows(shots[0]).filter { $0.hasPrefix("*") }
+        XCTAssertEqual(marked.count, 2, shots[0])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[0], rows: 20).contains("2 marked (Esc unmarks)"), shots[0])
+        XCTAssertTrue(shots[1].contains("nothing matches \"zz\" (Esc clears)"), shots[1])
+        XCTAssertFalse(shots[1].contains("No downloads yet"), shots[1])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[1], rows: 20).contains("2 marked"), "hidden marks still count:\n\(shots[1])")
+        XCTAssertEqual(ScreenDump.taskRows(shots[2]).count, 3, shots[2])
+        XCTAssertEqual(message(shots[2]), "filter cleared", shots[2])
+        XCTAssertTrue(ScreenDump.row(fromBottom: 2, of: shots[2], rows: 20).contains("2 marked"), shots[2])
+        XCTAssertFalse(ScreenDump.row(fromBottom: 2, of: shots[3], rows: 20).contains("marked"), shots[3])
+        XCTAssertEqual(ScreenDump.taskRows(shots[3]).filter { $0.hasPrefix("*") }, [], shots[3])
+    }
+
+    // MARK: - Any terminal
+
+    /// A locale without UTF-8 gets ASCII marks, arrows and rules, and nothing else outside ASCII.
+    func testACLocaleDrawsInASCII() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        try pausedRows(["one.bin", "two.bin"], home: home, downloads: downloads)
+        let shots = try screens([":save", "s", "s", "s", "s", ":save", "?", ":save"], home: home, downloads: downloads,
+                                environment: ["LC_ALL": "C"])
+        let posix = try screens([":save"], home: home, downloads: downloads, environment: ["LC_ALL": "POSIX"])
+        for shot in shots + posix {
+            XCTAssertEqual(shot.unicodeScalars.filter { !$0.isASCII }.map { String($0) }, [], shot)
+        }
+        XCTAssertTrue(header(shots[0]).hasPrefix("tdl | default | Downloads | sort: add time ^ | 2 paused | max 3"), shots[0])
+        XCTAssertEqual(ScreenDump.lines(shots[0]).filter { $0.hasPrefix(" | ") && $0.contains(".bin") }.count, 2, "paused rows: |\n\(shots[0])")
+        XCTAssertTrue(shots[1].contains("-- Downloads (2) ----"), shots[1])
+        XCTAssertTrue(shots[2].contains("lines 1-17 of "), shots[2])
+    }
+
+    /// TERM=dumb, empty or unknown: words pointing at the commands that work there, exit 2.
+    func testATerminalThatCannotShowTheListSaysWhatToUseInstead() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        for term in ["dumb", "", "no-such-terminal"] {
+            let result = try Processes.tdl(["-d", downloads.path], home: home.path, environment: ["TERM": term], timeout: 10)
+            XCTAssertEqual(result.status, 2, "TERM=\(term): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("`tdl list`") && result.stderr.contains("`tdl get URL`"), result.stderr)
+            XCTAssertEqual(result.stdout, "", "no escape codes for a terminal that cannot take them")
+        }
+    }
+
+    // MARK: - Messages
+
+    /// m lists the session's messages with their times; a rejected URL too long for the
+    /// message line is there whole.
+    func testTheMessageLogShowsRejectedURLsWhole() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let long = "ftp:/" + String(repeating: "a", count: 50) + "-end-of-url"
+        let shots = try screens(["a", ":type \(long)", "<Enter>", ":save", "m", ":save", "q", ":save"], home: home, downloads: downloads)
+        XCTAssertTrue(message(shots[0]).hasSuffix("no host (m shows them whole)"), shots[0])
+        XCTAssertFalse(shots[0].contains("-end-of-url"), shots[0])
+        XCTAssertTrue(header(shots[1]).contains(" · Messages · "), shots[1])
+        XCTAssertNotNil(shots[1].firstMatch(of: #/\d\d:\d\d:\d\d ! "ftp:/a+…": no host/#), shots[1])
+        XCTAssertTrue(shots[1].contains("rejected \(long): no host"), shots[1])
+        XCTAssertTrue(shots[2].contains("No downloads yet"), shots[2])
     }
 }

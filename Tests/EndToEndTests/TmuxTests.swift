@@ -248,4 +248,61 @@ final class TmuxTests: XCTestCase {
         try tmux(["send-keys", "-t", "tdl", "q", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }
+
+    /// Where the terminal's cursor is, and whether it is shown.
+    func cursor() throws -> (x: Int, y: Int, shown: Bool) {
+        let parts = try tmux(["display-message", "-p", "-t", "tdl", "#{cursor_x} #{cursor_y} #{cursor_flag}"])
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        return (parts[0], parts[1], parts[2] == 1)
+    }
+
+    /// A paste of three lines into the add prompt is three URLs (bracketed paste: the second
+    /// line is not read as keys); the cursor shows where typing goes and Left moves it.
+    func testPastingThreeLinesAddsThreeURLs() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let port = RefusingPort.make()
+        let urls = ["a.bin", "b.bin", "c.bin"].map { "http://127.0.0.1:\(port)/\($0)" }
+        try launch(home: home.path, downloads: downloads.path, environment: "TDL_RETRY_BASE=30")
+        _ = try waitForScreen(containing: "No downloads yet")
+        XCTAssertFalse(try cursor().shown, "no cursor on the list")
+        try tmux(["send-keys", "-t", "tdl", "a"])
+        _ = try waitForScreen(containing: "Add URL(s):")
+        try tmux(["set-buffer", "-b", "urls", urls.joined(separator: "\n") + "\n"])
+        try tmux(["paste-buffer", "-p", "-b", "urls", "-t", "tdl"])
+        let line = "Add URL(s): " + urls.joined(separator: " ")
+        _ = try waitForScreen(containing: line)
+        var at = try cursor()
+        XCTAssertTrue(at.shown)
+        XCTAssertEqual(at.y, 24)
+        XCTAssertEqual(at.x, line.count)
+        try tmux(["send-keys", "-t", "tdl", "Left", "Left", "Left", "Left", "Left", "BSpace"])
+        let edited = try waitForScreen(containing: "\(port)c.bin")
+        at = try cursor()
+        XCTAssertEqual(at.x, line.count - 6, edited)
+        // Typing goes where the cursor is: the slash comes back.
+        try tmux(["send-keys", "-t", "tdl", "-l", "/"])
+        _ = try waitForScreen(containing: line)
+        try tmux(["send-keys", "-t", "tdl", "Enter"])
+        let added = try waitForScreen(containing: "added 3 downloads")
+        for name in ["a.bin", "b.bin", "c.bin"] { XCTAssertTrue(added.contains(name), added) }
+        XCTAssertTrue(added.contains(" · 3 downloading · "), added)
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
+
+    /// On a terminal without an alternate screen (vt100, the Linux console) as on xterm, q
+    /// leaves the shell a clean line and none of the list.
+    func testQuittingLeavesACleanLineOnEveryTerminalType() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        for term in ["vt100", "linux", "xterm"] {
+            try launch(home: home.path, downloads: downloads.path, environment: "TERM=\(term)")
+            _ = try waitForScreen(containing: "No downloads yet")
+            try tmux(["send-keys", "-t", "tdl", "q"])
+            let after = try waitForScreen(containing: "EXITED 0")
+            let lines = after.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertTrue(lines.contains("EXITED 0"), "on a line of its own (TERM=\(term)):\n\(after)")
+            XCTAssertFalse(after.contains("No downloads yet") || after.contains("default · Downloads"), "the list is gone (TERM=\(term)):\n\(after)")
+            Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
+        }
+    }
 }

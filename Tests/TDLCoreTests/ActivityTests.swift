@@ -173,3 +173,62 @@ final class ActivityTests: XCTestCase {
                        "unknown URLs drop out; a task the layout lost is still shown")
     }
 }
+
+/// The numbers a person reads off the screen: speed under a low limit, the overall ETA.
+final class TrustedNumberTests: XCTestCase {
+    /// Under a low limit bytes come 16 KiB every 8 s (2 KiB/s): the speed reads about that,
+    /// never 0 B/s between bursts, once two bursts came.
+    func testBurstsUnderALowLimitReadAsTheirRate() {
+        var meter = SpeedMeter()
+        var bytes: Int64 = 0
+        var seen: [Int64] = []
+        for tenth in 0 ... 600 {
+            let t = Double(tenth) / 10
+            if tenth % 80 == 1 { bytes += 16_384 }
+            meter.add(time: t, bytes: bytes)
+            if t > 1 { seen.append(meter.bytesPerSecond) }
+            if t >= 17 { XCTAssertEqual(Double(meter.bytesPerSecond), 2048, accuracy: 150, "at \(t) s") }
+        }
+        XCTAssertFalse(seen.contains(0), "never 0 B/s while bytes keep coming")
+        // Then nothing more: it falls to zero.
+        for tenth in 601 ... 1000 { meter.add(time: Double(tenth) / 10, bytes: bytes) }
+        XCTAssertEqual(meter.bytesPerSecond, 0)
+    }
+
+    func testTheOverallETACountsWhatWaitsAndIsUnknownWithoutItsSize() {
+        let f = Fixture(limit: 1)
+        let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
+        f.engine.resolve(a, name: "a", size: 10_000)
+        XCTAssertEqual(f.manager.state(of: b), .waiting)
+        for second in 0 ... 3 {
+            f.engine.live = [a: Int64(second * 1000)]
+            f.manager.tick()
+            f.clock.advance(1)
+        }
+        XCTAssertNil(f.manager.overallETA, "b waits and its size is not known yet")
+        let activity = f.manager.activity[a]!
+        XCTAssertEqual(activity.eta!, 7, accuracy: 0.01)
+        f.manager.pauseTasks([b])
+        XCTAssertEqual(f.manager.overallETA!, activity.eta!, accuracy: 0.01, "one download: the header says what its row says")
+    }
+
+    /// Under a low limit shared by eight connections, each takes one buffer at the start and
+    /// the next a minute later: the speed is the average since the start, never 0 B/s.
+    func testTheFirstBurstOfALowLimitIsAveragedFromTheStart() {
+        let f = Fixture()
+        let a = f.add(["a"])[0]
+        f.engine.resolve(a, name: "a", size: 50_000_000)
+        f.clock.advance(0.2)
+        f.engine.live = [a: 131_072]
+        for _ in 0 ..< 300 {
+            f.manager.tick()
+            XCTAssertGreaterThan(f.manager.activity[a]?.speed ?? 0, 0)
+            f.clock.advance(0.2)
+        }
+        XCTAssertEqual(Double(f.manager.activity[a]!.speed), 131_072 / 60, accuracy: 200, "the average over the minute so far")
+        f.engine.live = [a: 262_144]
+        f.clock.advance(4)
+        f.manager.tick()
+        XCTAssertEqual(Double(f.manager.activity[a]!.speed), 262_144 / 64.2, accuracy: 200, "the next burst: still from the start")
+    }
+}

@@ -94,3 +94,32 @@ final class ManualModeTests: XCTestCase {
         XCTAssertEqual(f.manager.displayName(of: urls[1]), "b")
     }
 }
+
+final class SectionEditingTests: XCTestCase {
+    func testASectionInsertedAtARowTakesTheRowsFromThere() {
+        let f = Fixture()
+        let urls = f.add(["a", "b", "c"])
+        f.manager.arrange(.manual)
+        let list = f.manager.downloadList[0]
+        XCTAssertEqual(list.count, 3)
+        XCTAssertTrue(f.manager.insertSection(at: ListIndex(section: 0, row: 1), withTitle: "Later"))
+        XCTAssertEqual(f.manager.downloadList, [[list[0]], [list[1], list[2]]])
+        XCTAssertEqual(f.manager.sectionTitles, ["Downloads", "Later"])
+        XCTAssertTrue(f.manager.insertSection(at: ListIndex(section: 1, row: 0), withTitle: "Empty"))
+        XCTAssertEqual(f.manager.downloadList, [[list[0]], [], [list[1], list[2]]])
+        XCTAssertFalse(f.manager.insertSection(at: ListIndex(section: 0, row: 2), withTitle: "x"))
+        XCTAssertFalse(f.manager.removeEmptySection(0), "it holds a task")
+        XCTAssertTrue(f.manager.removeEmptySection(1))
+        XCTAssertEqual(f.manager.sectionTitles, ["Downloads", "Later"])
+        XCTAssertEqual(Set(urls), Set(f.manager.downloadList.flatMap { $0 }))
+        f.assertIndexPathsConsistent()
+    }
+
+    func testTheLastSectionStaysAndASortedListHasNoneToEdit() {
+        let f = Fixture()
+        f.manager.arrange(.manual)
+        XCTAssertFalse(f.manager.removeEmptySection(0))
+        f.manager.arrange(.sorted(.fileName, .ascending))
+        XCTAssertFalse(f.manager.insertSection(at: ListIndex(section: 0, row: 0), withTitle: "x"))
+    }
+}

@@ -13,6 +13,18 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.manager.arrangement, .sorted(.fileName, .descending))
     }
 
+    func testNamesWithNumbersSortInNaturalOrder() {
+        let f = Fixture()
+        f.add(["f10.bin", "f2.bin", "F1.bin", "f02b.bin", "part-100.zip", "part-9.zip", "f0.bin"])
+        f.manager.sortListBy(type: .fileName)
+        XCTAssertEqual(f.listNames, [["f0.bin", "F1.bin", "f2.bin", "f02b.bin", "f10.bin", "part-9.zip", "part-100.zip"]])
+        f.add(["f3.bin"])
+        XCTAssertEqual(f.listNames, [["f0.bin", "F1.bin", "f2.bin", "f02b.bin", "f3.bin", "f10.bin", "part-9.zip", "part-100.zip"]],
+                       "an insert lands where a full sort puts it")
+        f.manager.sortListBy(type: .fileName, order: .descending)
+        XCTAssertEqual(f.listNames, [["part-100.zip", "part-9.zip", "f10.bin", "f3.bin", "f02b.bin", "f2.bin", "F1.bin", "f0.bin"]])
+    }
+
     func testIndexingFileNames() {
         let f = Fixture()
         f.manager.setSectioning(true, for: .fileName)
@@ -30,12 +42,18 @@ final class SortingTests: XCTestCase {
         let sizes: [Int64?] = [5_000_000_000, 500_000_000, 50_000_000, 5_000_000, 500_000, nil, 1_000_000_000]
         for (url, size) in zip(urls, sizes) { f.engine.resolve(url, name: f.manager.task(url)!.fileName, size: size) }
         f.manager.sortListBy(type: .fileSize)
-        XCTAssertEqual(f.manager.sectionTitles, ["0 – 1 MB", "1 MB – 10 MB", "10 MB – 100 MB", "100 MB – 1 GB", "Larger than 1 GB"])
-        XCTAssertEqual(f.listNames, [["unknown", "tiny"], ["small"], ["mid"], ["big"], ["gig", "huge"]])
+        // An unknown size is no size of 0: last, in a section of its own, in either order.
+        XCTAssertEqual(f.manager.sectionTitles, ["0 – 1 MB", "1 MB – 10 MB", "10 MB – 100 MB", "100 MB – 1 GB", "Larger than 1 GB", "Unknown size"])
+        XCTAssertEqual(f.listNames, [["tiny"], ["small"], ["mid"], ["big"], ["gig", "huge"], ["unknown"]])
+        f.add(["later"])
+        XCTAssertEqual(f.listNames.last, ["later", "unknown"], "a new task without a size joins them")
         f.manager.sortListBy(type: .fileSize, order: .descending)
-        XCTAssertEqual(f.listNames, [["huge", "gig"], ["big"], ["mid"], ["small"], ["tiny", "unknown"]])
+        XCTAssertEqual(f.manager.sectionTitles.last, "Unknown size")
+        XCTAssertEqual(f.listNames, [["huge", "gig"], ["big"], ["mid"], ["small"], ["tiny"], ["unknown", "later"]])
+        f.add(["later2"])
+        XCTAssertEqual(f.listNames.last, ["unknown", "later2", "later"])
         f.manager.setSectioning(false, for: .fileSize)
-        XCTAssertEqual(f.listNames, [["huge", "gig", "big", "mid", "small", "tiny", "unknown"]])
+        XCTAssertEqual(f.listNames, [["huge", "gig", "big", "mid", "small", "tiny", "unknown", "later2", "later"]])
     }
 
     func testSortByAddTimeWithSections() {

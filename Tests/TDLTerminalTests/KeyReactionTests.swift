@@ -233,3 +233,209 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertTrue(screen.state.messageIsError)
     }
 }
+
+/// The filter and the marks as a person meets them: what the filter matches, what Esc takes
+/// away, and marked rows the filter hides still counted and acted on.
+final class FilterAndMarkTests: XCTestCase {
+    func testTheFilterMatchesTheNameTheURLAndTheHost() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
+        screen.manager.add(["https://mirror.example.org/pub/linux.iso"])
+        screen.state.readRows(from: screen.manager)
+        screen.press("/")
+        screen.type("mirror")
+        XCTAssertEqual(screen.rowNames, ["linux.iso"], "by host")
+        screen.press("Esc")
+        screen.press("/")
+        screen.type("files/b")
+        XCTAssertEqual(screen.rowNames, ["banana.bin"], "by URL path")
+        screen.press("Enter")
+        screen.press("/")
+        screen.press("^U")
+        screen.type("APPLE")
+        XCTAssertEqual(screen.rowNames, ["apple.bin"], "by name, any case")
+    }
+
+    func testEscClearsTheFilterFirstThenTheMarks() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
+        screen.press("v")
+        screen.press("/")
+        screen.type("ban")
+        screen.press("Enter")
+        XCTAssertEqual(screen.press("Esc"), [.redraw, .rebuildRows])
+        XCTAssertEqual(screen.state.filterText, "")
+        XCTAssertEqual(screen.state.message, "filter cleared")
+        XCTAssertEqual(screen.rowNames, ["apple.bin", "banana.bin"])
+        XCTAssertEqual(screen.state.rows.marked, [ScreenFixture.url("apple.bin")], "the marks stay")
+        XCTAssertEqual(screen.press("Esc"), .redraw)
+        XCTAssertEqual(screen.state.rows.marked, [])
+        XCTAssertEqual(screen.press("Esc"), [], "nothing left to clear")
+    }
+
+    func testMarkedRowsHiddenByTheFilterAreActedOnAndNamed() throws {
+        let screen = try ScreenFixture([("apple.bin", .waiting), ("apricot.bin", .waiting), ("banana.bin", .waiting)])
+        screen.press("v")
+        screen.press("v")
+        screen.press("v")
+        screen.press("/")
+        screen.type("ban")
+        screen.press("Enter")
+        XCTAssertEqual(screen.rowNames, ["banana.bin"])
+        XCTAssertEqual(screen.press("p"), [.redraw, .save])
+        XCTAssertEqual(screen.state.message, "paused 3 downloads (2 hidden by the filter)")
+        for name in ["apple.bin", "apricot.bin", "banana.bin"] {
+            XCTAssertEqual(screen.manager.state(of: ScreenFixture.url(name)), .paused, name)
+        }
+        screen.press("d")
+        XCTAssertEqual(screen.state.message, "moved 3 downloads (2 hidden by the filter) to the trash (t shows it, u restores)")
+        XCTAssertEqual(screen.manager.toDeleteList.count, 3)
+        XCTAssertEqual(screen.state.rows.marked, [], "gone from the list, gone from the marks")
+    }
+}
+
+/// Sections arranged by hand: n inserts above the selected row, an empty one can go, a title
+/// cannot be empty, and a sort does not drop titles without a yes.
+final class SectionKeyTests: XCTestCase {
+    func manual(_ names: [String]) throws -> ScreenFixture {
+        let screen = try ScreenFixture(names.map { ($0, TaskState.paused) })
+        screen.manager.arrange(.manual)
+        screen.state.readRows(from: screen.manager)
+        return screen
+    }
+
+    var listed: (ScreenFixture) -> [String] = { screen in
+        screen.state.rows.entries.map { entry in
+            switch entry {
+            case .section(_, let title, let count): return "── \(title) (\(count))"
+            case .task(let url): return screen.manager.displayName(of: url) ?? url
+            }
+        }
+    }
+
+    func testNInsertsASectionRightAboveTheSelectedRow() throws {
+        let screen = try manual(["a.bin", "b.bin", "c.bin"])
+        XCTAssertEqual(screen.state.rows.currentURL, ScreenFixture.url("a.bin"))
+        screen.press("j")  // b.bin
+        XCTAssertEqual(screen.press("n"), .redraw)
+        screen.type("Later")
+        XCTAssertEqual(screen.press("Enter"), .listEdited)
+        XCTAssertEqual(listed(screen), ["── Downloads (1)", "a.bin", "── Later (2)", "b.bin", "c.bin"])
+        XCTAssertEqual(screen.state.message, "new section \"Later\"")
+        screen.press("g")
+        screen.press("n")
+        screen.type("First")
+        screen.press("Enter")
+        XCTAssertEqual(listed(screen), ["── First (0)", "── Downloads (1)", "a.bin", "── Later (2)", "b.bin", "c.bin"])
+    }
+
+    func testAnEmptyTitleIsRefused() throws {
+        let screen = try manual(["a.bin"])
+        screen.press("n")
+        screen.type("  ")
+        XCTAssertEqual(screen.press("Enter"), .redraw)
+        XCTAssertEqual(screen.state.message, "a section needs a title: no section added")
+        XCTAssertTrue(screen.state.messageIsError)
+        XCTAssertEqual(screen.manager.sectionCount, 1)
+        screen.press("g")
+        screen.press("e")
+        screen.press("^U")
+        screen.press("Enter")
+        XCTAssertEqual(screen.state.message, "a section needs a title: the title stays")
+        XCTAssertEqual(screen.manager.titleForHeaderInSection(0), "Downloads")
+    }
+
+    func testDOnAnEmptySectionDeletesItAndOnAFullOneSaysWhy() throws {
+        let screen = try manual(["a.bin"])
+        screen.press("n")
+        screen.type("Spare")
+        screen.press("Enter")
+        XCTAssertEqual(listed(screen), ["── Spare (0)", "── Downloads (1)", "a.bin"])
+        screen.press("k")
+        XCTAssertEqual(screen.press("d"), .redraw)
+        XCTAssertEqual(screen.state.message, "section \"Downloads\" holds 1 download: move them out (J/K) or delete them first")
+        XCTAssertEqual(screen.manager.toDeleteList, [])
+        screen.press("g")
+        XCTAssertEqual(screen.press("Del"), .listEdited)
+        XCTAssertEqual(screen.state.message, "deleted section \"Spare\"")
+        XCTAssertEqual(listed(screen), ["── Downloads (1)", "a.bin"])
+    }
+
+    func testLeavingManualOrderAsksWhenTitlesWouldBeLost() throws {
+        let plain = try manual(["a.bin"])
+        XCTAssertEqual(plain.press("s"), .listEdited, "one untouched section: nothing to lose")
+        XCTAssertEqual(plain.manager.arrangement, .sorted(.addTime, .ascending))
+
+        let screen = try manual(["a.bin", "b.bin"])
+        screen.press("j")
+        screen.press("n")
+        screen.type("Later")
+        screen.press("Enter")
+        XCTAssertEqual(screen.press("s"), .redraw)
+        XCTAssertEqual(screen.state.prompt?.line, "Sorting by add time drops your 2 sections and their titles. Sort? (y/n) ")
+        XCTAssertEqual(screen.press("n"), .redraw)
+        XCTAssertEqual(screen.state.message, "still in manual order")
+        XCTAssertEqual(screen.manager.sectionTitles, ["Downloads", "Later"])
+        screen.press("s")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.manager.arrangement, .sorted(.addTime, .ascending))
+        XCTAssertEqual(screen.state.message, "sorted by add time")
+    }
+}
+
+/// Numbers on the screen: an ETA that cannot be known says so the same way in the row and the header.
+final class NumbersOnScreenTests: XCTestCase {
+    func testAnUnknownETAIsADashInTheRowAndTheHeader() throws {
+        let screen = try ScreenFixture([("a.bin", .waiting)])
+        XCTAssertTrue(screen.manager.isBusy)
+        let header = ListRenderer(manager: screen.manager).header(view: "Downloads", inTrash: false)
+        XCTAssertEqual(header.speed?.full, "0 B/s ETA —", "a size not known yet: no made-up time")
+        let row = RowLayout(width: 120).progress(0.5, received: 500, speed: 0, eta: nil)
+        XCTAssertTrue(row.hasSuffix(" —"), row)
+        XCTAssertTrue(RowLayout(width: 120).progress(0.5, received: 500, speed: 10, eta: 65).hasSuffix(" 1:05"))
+    }
+}
+
+/// The message log (m) and the questions before bytes are thrown away.
+final class MessageLogTests: XCTestCase {
+    func testTheLogKeepsEveryMessageWithItsTimeAndRejectedURLsInFull() throws {
+        let screen = try ScreenFixture([("a.bin", .waiting)])
+        var clock = Date(timeIntervalSinceReferenceDate: 0)
+        screen.state.now = { clock }
+        screen.press("p")
+        clock += 61
+        let long = "ftp:/" + String(repeating: "x", count: 120)
+        screen.press("a")
+        screen.press(.paste(long))
+        screen.press("Enter")
+        XCTAssertTrue(screen.state.message.hasSuffix("(m shows them whole)"), screen.state.message)
+        XCTAssertEqual(screen.press("m"), .redraw)
+        XCTAssertEqual(screen.state.view, .messages)
+        screen.state.pageWidth = 60
+        let lines = screen.state.textLines(screen.manager)
+        let stamp = { (date: Date) -> String in
+            let formatter = DateFormatter()
+            formatter.dateFormat = "HH:mm:ss"
+            return formatter.string(from: date)
+        }
+        XCTAssertEqual(lines.first, stamp(Date(timeIntervalSinceReferenceDate: 0)) + "   paused 1 download")
+        XCTAssertTrue(lines[1].hasPrefix(stamp(clock) + " ! \"ftp:/xxx"), lines[1])
+        let rejected = lines.drop { !$0.contains("rejected ftp:/") }
+        XCTAssertEqual(rejected.map { $0.dropFirst(11) }.joined().filter { $0 == "x" }.count, 120, "the whole URL, wrapped:\n\(lines.joined(separator: "\n"))")
+        XCTAssertTrue(lines.allSatisfy { ScreenText.width($0) <= 58 }, lines.joined(separator: "\n"))
+        XCTAssertEqual(screen.press("q"), [.redraw, .rebuildRows])
+        XCTAssertEqual(screen.state.view, .list)
+    }
+
+    func testRestartAsksBeforeDiscardingPartialBytes() throws {
+        let screen = try ScreenFixture([("half.bin", .stopped), ("none.bin", .stopped)], partial: ["half.bin"])
+        XCTAssertEqual(screen.press("r"), .redraw)
+        XCTAssertEqual(screen.state.prompt?.line, "Restart discards the 4.0 KB already downloaded. Restart 1 download? (y/n) ")
+        screen.press("n")
+        XCTAssertEqual(screen.state.message, "nothing restarted")
+        XCTAssertEqual(screen.manager.task(ScreenFixture.url("half.bin"))?.received, 4_000)
+        screen.press("r")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.manager.state(of: ScreenFixture.url("half.bin")), .waiting)
+        screen.press("j")
+        XCTAssertEqual(screen.press("r"), .listEdited, "nothing to lose: no question")
+    }
+}

@@ -21,7 +21,8 @@ final class ScreenFixture {
     let state = ScreenState()
 
     /// One task per name, in the given state, added a second apart; finished ones have their file.
-    init(_ tasks: [(name: String, state: TaskState)], trash: Bool = true) throws {
+    /// `partial` names tasks that have 4,000 of 10,000 bytes.
+    init(_ tasks: [(name: String, state: TaskState)], trash: Bool = true, partial: Set<String> = []) throws {
         let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("tdl-terminal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.folder = folder
@@ -31,6 +32,10 @@ final class ScreenFixture {
         let records = tasks.enumerated().map { n, task -> DownloadTask in
             var record = DownloadTask(url: Self.url(task.name), fileName: task.name, directory: folder,
                                       addTime: start.addingTimeInterval(Double(n)), state: task.state)
+            if partial.contains(task.name) {
+                record.size = 10_000
+                record.received = 4_000
+            }
             if task.state == .finished {
                 let path = (folder as NSString).appendingPathComponent(task.name)
                 _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 10))
