@@ -58,6 +58,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
         .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
+        .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),

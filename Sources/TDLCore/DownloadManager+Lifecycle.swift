@@ -53,7 +53,7 @@ extension DownloadManager {
     private func startTransfer(_ url: String) {
         guard let task = tasks[url] else { return }
         live.started(url)
-        progressReset.remove(url)
+        saves.downloadStarted(url)
         engine?.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
     }
 

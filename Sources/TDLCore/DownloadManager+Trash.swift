@@ -47,13 +47,10 @@ extension DownloadManager {
     /// Forgets a task's record and place; its files stay.
     func eraseRecord(_ url: String) {
         claims?.set(url, nil)
-        progressReset.remove(url)
         trackState(url, .stopped)
         tasks[url] = nil
         live.forget(url)
-        dirtyTasks.remove(url)
-        pending.progress[url] = nil
-        pending.removed.append(url)
+        saves.taskRemoved(url)
     }
 
     /// Deletes tasks in the trash permanently (files too, unless `keepFinishedFile`).

@@ -35,9 +35,7 @@ public final class DownloadManager {
     /// True inside `schedule`, which an engine event from `start` may call again.
     var scheduling = false
     var live = LiveActivity()
-    var pending = SessionChanges()
-    var dirtyTasks: Set<String> = []
-    var lastFlush: Date = .distantPast
+    var saves = SaveQueue()
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?
@@ -104,13 +102,13 @@ public final class DownloadManager {
             // The states change in place, by the lifecycle table's launch rules.
             if restoring {
                 if reconcileFinished(&tasks.values[index]) {
-                    dirtyTasks.insert(url)
+                    saves.taskChanged(url)
                 } else if wasDownloading {
                     if crashed { interrupted += 1 }
                     let event: LifecycleEvent = !crashed ? .relaunchAfterCleanQuit
                         : settings.resumeInterruptedOnLaunch ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
                     tasks.values[index].state = Self.launchState(of: .downloading, event)
-                    dirtyTasks.insert(url)
+                    saves.taskChanged(url)
                     if tasks.values[index].state == .waiting && tasks.values[index].deletedAt == nil {
                         runningBefore.append(tasks.values[index])
                     }
@@ -160,42 +158,24 @@ public final class DownloadManager {
 
     /// Writes what changed since the last call in one transaction.
     public func flush() {
-        guard let store else { return }
-        for url in dirtyTasks {
-            if let task = tasks[url] {
-                pending.upserted.append(task)
-                pending.progress[url] = nil
-            }
-        }
-        dirtyTasks.removeAll()
-        if list.arrangement.isManual, pending.manualLayout == nil, list.revision != savedListRevision {
-            pending.manualLayout = list.layout
-        }
-        savedListRevision = list.revision
-        guard !pending.isEmpty else { return }
-        let changes = pending
-        pending = SessionChanges()
+        guard let store, let changes = saves.take(tasks: tasks, list: list, at: clock()) else { return }
         do {
             try store.commit(changes)
             lastError = nil
         } catch {
-            // Keep the changes for the next try: nothing the user did is dropped.
-            pending = changes
+            saves.giveBack(changes)
             let problem = "could not save the session: \(error)"
             lastError = problem
             emit(.saveFailed(problem))
         }
-        lastFlush = clock()
     }
 
-    /// The list's revision at the last flush: a layout arranged by hand is saved once it moves on.
-    var savedListRevision = 0
     /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
 
     /// Every change that is saved passes here, so the name claims follow it too.
     func markDirty(_ url: String) {
-        dirtyTasks.insert(url)
+        saves.taskChanged(url)
         if claims != nil, let task = tasks[url] { claims!.update(task) }
     }
 
@@ -208,7 +188,7 @@ public final class DownloadManager {
         return claims!.isTaken(path, except: url)
     }
 
-    func markSettingsDirty() { pending.settings = settings }
+    func markSettingsDirty() { saves.settingsChanged(settings) }
 
     // MARK: - Data source
 
@@ -456,14 +436,8 @@ public final class DownloadManager {
         tasks[url]!.lastModified = nil
         tasks[url]!.retries = 0
         tasks[url]!.note = nil
-        pending.progress[url] = nil
-        // The stopped download's last checkpoint may still be on its way: it must not bring
-        // back offsets of bytes that are gone.
-        progressReset.insert(url)
+        saves.resetProgress(url)
     }
-
-    /// Tasks whose progress was reset and whose next download has not started yet.
-    var progressReset: Set<String> = []
 
     // MARK: - All tasks
 
@@ -530,81 +504,6 @@ public final class DownloadManager {
     /// True while anything downloads or waits for a slot.
     public var isBusy: Bool { scheduler.isBusy }
 
-    // MARK: - Engine events
-
-    func handle(_ event: TransferEvent) {
-        switch event {
-        case let .resolved(url, fileName, size, mimeType, etag, lastModified, finalURL):
-            guard var task = tasks[url] else { return }
-            // The type sort also reads the MIME type.
-            let resort = placeDepends(nameChanged: task.fileName != fileName || task.mimeType != mimeType,
-                                      sizeChanged: task.size != size)
-            task.fileName = fileName
-            task.size = size
-            task.mimeType = mimeType
-            task.etag = etag
-            task.lastModified = lastModified
-            // A final URL marks the part file under this name as the task's own.
-            task.finalURL = finalURL ?? url
-            tasks[url] = task
-            live.retrying[url] = nil
-            markDirty(url)
-            // Recorded before the engine creates or renames a file under this name, so a run
-            // after a kill at any moment recognises the file as this task's (no "name (1)").
-            flush()
-            if resort && task.deletedAt == nil { reposition(url) }
-            emit(.taskChanged(url))
-        case let .checkpoint(url, segments):
-            guard tasks[url] != nil, !progressReset.contains(url) else { return }
-            tasks[url]!.segments = segments
-            tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
-            if dirtyTasks.contains(url) {
-                // The whole row goes out anyway.
-            } else {
-                pending.progress[url] = segments
-            }
-        case let .note(url, text, retries):
-            guard tasks[url] != nil else { return }
-            tasks[url]!.note = text
-            tasks[url]!.retries = retries
-            markDirty(url)
-            emit(.taskChanged(url))
-        case let .retrying(url, reason, attempt, limit):
-            guard let task = tasks[url] else { return }
-            tasks[url]!.note = "\(reason.message): retry \(attempt) of \(limit)"
-            tasks[url]!.retries = attempt
-            // Bytes now, not at the last tick: those in between must not count as the retry working.
-            let received = engine?.liveProgress()[url] ?? task.received
-            live.retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
-            markDirty(url)
-            emit(.taskChanged(url))
-        case let .finishing(url, started):
-            move([url], started ? .allBytesIn : .checkFailedRetrying)
-            if started { finishBatch() }
-        case let .finished(url, path, size):
-            guard let before = tasks[url], rule(for: url, .transferFinished) != nil else { return }
-            tasks[url]!.completedPath = path
-            tasks[url]!.fileName = (path as NSString).lastPathComponent
-            tasks[url]!.size = size
-            tasks[url]!.received = size
-            tasks[url]!.segments = [Segment(start: 0, end: size, done: size)]
-            move([url], .transferFinished)
-            if before.deletedAt == nil,
-               placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
-                reposition(url)
-            }
-            emit(.taskSucceeded(url: url, path: path))
-            finishBatch()
-        case let .failed(url, reason, segments):
-            guard rule(for: url, .transferFailed) != nil else { return }
-            tasks[url]!.segments = segments
-            tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
-            move([url], .transferFailed, reason: reason)
-            emit(.taskFailed(url: url, reason: reason))
-            finishBatch()
-        }
-    }
-
     // MARK: - The loop
 
     /// One turn of the event loop: transfers run until the timeout or until one of `fds` is
@@ -624,10 +523,7 @@ public final class DownloadManager {
         // Changed tasks (ended downloads too) and durable progress within a tenth of a second:
         // a checkpoint's offsets arrive after its fdatasync, twice a second per download, and
         // what a crash loses is what they do not yet say.
-        let sinceFlush = now.timeIntervalSince(lastFlush)
-        if sinceFlush >= 1 || ((!dirtyTasks.isEmpty || !pending.progress.isEmpty) && sinceFlush >= 0.1) {
-            flush()
-        }
+        if saves.isDue(at: now) { flush() }
     }
 
     /// Sum of the current speeds of every downloading task.

@@ -7,11 +7,12 @@ import Glibc
 /// The signal that asked the loop to end; set from the handler, read by the loop.
 nonisolated(unsafe) private var receivedSignal: Int32 = 0
 
-/// The loop of a tdl without the full-screen list (`tdl get`, and a `tdl get` handing its URLs
-/// to the tdl that runs the session). Each turn waits on the transfers, the control socket
-/// and its connections at once; carries out the requests of other tdl commands; then hands
-/// the turn to its owner. SIGINT, SIGTERM and SIGHUP end the loop at the end of the turn
-/// instead of the process, so its owner can save and say what happened.
+/// The one loop of a running tdl: `tdl get`, a `tdl get` handing its URLs to the tdl that
+/// runs the session, and the full-screen list (which takes its turns one at a time). Each
+/// turn waits on the transfers, the control socket and its connections at once; carries out
+/// the requests of other tdl commands; then hands the turn to its owner. SIGINT, SIGTERM and
+/// SIGHUP end the loop at the end of the turn instead of the process, so its owner can save
+/// and say what happened; this is the only place tdl handles them.
 public final class SessionLoop {
     /// What the turns drive: nil for a loop that only waits (the hand-over).
     public let manager: DownloadManager?
@@ -56,10 +57,13 @@ public final class SessionLoop {
         }
     }
 
-    /// One turn: waits up to `timeoutMs` for the transfers, the control socket or `extra`,
-    /// then serves the control socket's ready connections (and drops those past their deadline).
-    public func turn(watching extra: [WatchedFD] = []) -> Turn {
+    /// One turn: waits up to `timeoutMs` (the loop's own unless given: the full-screen list
+    /// wakes sooner while it has a frame to draw) for the transfers, the control socket or
+    /// `extra`, then serves the control socket's ready connections (and drops those past
+    /// their deadline).
+    public func turn(watching extra: [WatchedFD] = [], timeoutMs: Int? = nil) -> Turn {
         let fds = (control?.watched ?? []) + extra
+        let timeoutMs = timeoutMs ?? self.timeoutMs
         let ready: Set<Int32>
         if let manager, manager.engine != nil {
             ready = manager.runOnce(timeoutMs: timeoutMs, watching: fds)

@@ -91,6 +91,13 @@ public enum Action: String, CaseIterable, Sendable {
         return map
     }()
 
+    /// The help view's text.
+    static var helpLines: [String] {
+        allCases.map { action in
+            ScreenText.pad(action.keys.joined(separator: " "), 14) + action.help
+        } + ["", "Press q or Esc to close."]
+    }
+
     /// The README's key table.
     public static var markdownTable: String {
         var lines = ["| Keys | Action |", "| --- | --- |"]

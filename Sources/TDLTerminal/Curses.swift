@@ -29,6 +29,7 @@ final class Curses {
             initscr()
         }
         Self.active = true
+        Self.restoreOnCrash()
         cbreak()
         noecho()
         nonl()
@@ -59,6 +60,16 @@ final class Curses {
     }
 
     func end() { Self.restore() }
+
+    /// A crash must not leave the terminal raw: restore it, then die as we would have.
+    private static func restoreOnCrash() {
+        let fatal: @convention(c) (Int32) -> Void = { sig in
+            Curses.restore()
+            signal(sig, SIG_DFL)
+            raise(sig)
+        }
+        for sig in [SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(sig, fatal) }
+    }
 
     var rows: Int { Int(tdl_getmaxy(tdl_stdscr())) }
     var columns: Int { Int(tdl_getmaxx(tdl_stdscr())) }

@@ -23,7 +23,16 @@ struct UICommand: ParsableCommand {
         }
         hookOptions.save(into: session.manager)
         session.hooks?.silenceOutput = true
-        var options = TerminalApp.Options()
+        // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in
+        // place, ncurses installs none of its own (which would end the process unsaved).
+        let loop = SessionLoop(manager: session.manager, control: session.control)
+        var options = TerminalApp.Options(
+            turn: { timeoutMs, watching in
+                let turn = loop.turn(watching: watching, timeoutMs: timeoutMs)
+                return (turn.ready, turn.notes)
+            },
+            interrupted: { loop.interruption != nil }
+        )
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]
         if let size = env["TDL_SCRIPT_SIZE"] {
@@ -40,10 +49,6 @@ struct UICommand: ParsableCommand {
                 : "\(n) interrupted download\(plural) wait\(n == 1 ? "s" : ""), paused (p resumes)")
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
-        if let control = session.control {
-            options.watchedFDs = { control.watched }
-            options.onTurn = { ready in control.serve(ready: ready) { ControlActions.perform($0, on: session.manager) } }
-        }
         TerminalApp(manager: session.manager, options: options).run()
         session.manager.shutdown()
         session.control?.shutDown()

@@ -35,10 +35,11 @@ final class TmuxTests: XCTestCase {
 
     /// Each launch gets a tmux server of its own: a server just told to exit may still hold
     /// the old socket name when the next one starts.
-    func launch(home: String, downloads: String, environment: String = "") throws {
+    /// `afterwards` runs in the same terminal once tdl has exited.
+    func launch(home: String, downloads: String, environment: String = "", afterwards: String = "") throws {
         launches += 1
         socket = socket.split(separator: "#").first.map(String.init)! + "#\(launches)"
-        let command = "\(environment) TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; sleep 30"
+        let command = "\(environment) TDL_HOME=\(home) \(Processes.tdlBinary) -d \(downloads); echo EXITED $?; \(afterwards) sleep 30"
         Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux",
                                 ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "100", "-y", "25", command])
     }
@@ -152,6 +153,40 @@ final class TmuxTests: XCTestCase {
         _ = try waitForScreen(containing: "Done", timeout: 60)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("big.bin")), try server.sha256(name: "big.bin", size: size, seed: 8))
         XCTAssertLessThan(try server.bodyBytesSent(), size - 400_000, "the relaunch continued instead of starting over")
+        try tmux(["send-keys", "-t", "tdl", "q"])
+        _ = try waitForScreen(containing: "EXITED 0")
+    }
+
+    /// SIGTERM, and SIGHUP (the terminal closed), end the list as q does: the session saved
+    /// with a clean quit recorded, so the next launch restores no interrupted download, and
+    /// the terminal back in its own mode.
+    func testSIGTERMAndSIGHUPQuitCleanly() throws {
+        let server = try FaultServer()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let url = server.url("/file/slow.bin?size=3000000&seed=4&rate=100000")
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, url], home: home.path).status, 0)
+        func received() -> Int {
+            let json = (try? Processes.tdl(["list", "--json"], home: home.path).stdout) ?? ""
+            let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first
+            return object?["received"] as? Int ?? 0
+        }
+        for sig in [SIGTERM, SIGHUP, nil] {
+            let before = received()
+            try launch(home: home.path, downloads: downloads.path, afterwards: "stty -a; echo MODES SHOWN;")
+            let launched = try waitForScreen(containing: "slow.bin")
+            XCTAssertFalse(launched.contains("interrupted"), "the last run quit cleanly:\n\(launched)")
+            guard let sig else { break }
+            // Downloading, with progress on disk.
+            XCTAssertTrue(Processes.waitUntil(timeout: 20) { received() > before + 100_000 })
+            let pid = try String(contentsOfFile: home.file("default.lock"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            kill(pid_t(pid)!, sig)
+            let after = try waitForScreen(containing: "MODES SHOWN")
+            XCTAssertTrue(after.contains("EXITED 0"), after)
+            XCTAssertFalse(after.contains("tdl · default"), "the list is gone from the terminal:\n\(after)")
+            let modes = Set(after.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }))
+            XCTAssertTrue(modes.contains("icanon") && modes.contains("echo"), "the terminal is back in line mode:\n\(after)")
+            Processes.spawnDetached(Processes.which("tmux") ?? "/usr/bin/tmux", ["-L", socket, "kill-server"])
+        }
         try tmux(["send-keys", "-t", "tdl", "q"])
         _ = try waitForScreen(containing: "EXITED 0")
     }

@@ -61,6 +61,14 @@ final class SessionLoopTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
     }
 
+    /// The full-screen list asks for a shorter wait while it has a frame to draw.
+    func testATurnWaitsNoLongerThanItsOwnerAsks() {
+        let loop = SessionLoop(manager: nil, timeoutMs: 10_000)
+        let start = Date()
+        XCTAssertEqual(loop.turn(timeoutMs: 20).ready, [])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
+
     func testTheLoopEndsWhenItsOwnerSaysSo() {
         let loop = SessionLoop(manager: manager, timeoutMs: 1)
         var turns = 0

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What changed since the last save, until a save takes it: whole tasks by URL (written as
+/// they are when the save comes), progress of the others (the hot path), removed tasks,
+/// settings, and the manual layout. A failed save gives its changes back, so nothing the
+/// user did is dropped; the manager decides when to save.
+struct SaveQueue {
+    private var changedTasks: Set<String> = []
+    private var pending = SessionChanges()
+    /// The list's revision at the last save: a layout arranged by hand is saved once it moves on.
+    private var savedListRevision = 0
+    private(set) var lastSave: Date = .distantPast
+    /// Tasks whose progress was reset and whose next download has not started yet: the
+    /// stopped download's last checkpoint may still be on its way, and must not bring back
+    /// offsets of bytes that are gone.
+    private(set) var progressReset: Set<String> = []
+
+    mutating func taskChanged(_ url: String) { changedTasks.insert(url) }
+
+    mutating func settingsChanged(_ settings: SessionSettings) { pending.settings = settings }
+
+    /// A checkpoint: only its segments go out, unless the whole row does anyway.
+    mutating func progressed(_ url: String, _ segments: [Segment]) {
+        if !changedTasks.contains(url) { pending.progress[url] = segments }
+    }
+
+    mutating func resetProgress(_ url: String) {
+        pending.progress[url] = nil
+        progressReset.insert(url)
+    }
+
+    mutating func downloadStarted(_ url: String) { progressReset.remove(url) }
+
+    mutating func taskRemoved(_ url: String) {
+        progressReset.remove(url)
+        changedTasks.remove(url)
+        pending.progress[url] = nil
+        pending.removed.append(url)
+    }
+
+    /// Changes wait, and a tenth of a second passed since the last save; or a second did.
+    func isDue(at now: Date) -> Bool {
+        let since = now.timeIntervalSince(lastSave)
+        return since >= 1 || ((!changedTasks.isEmpty || !pending.progress.isEmpty) && since >= 0.1)
+    }
+
+    /// Everything to write now, with each changed task as it is in `tasks`; nil when nothing
+    /// changed. The queue is empty afterwards until `giveBack`.
+    mutating func take(tasks: [String: DownloadTask], list: ListModel, at now: Date) -> SessionChanges? {
+        lastSave = now
+        for url in changedTasks {
+            if let task = tasks[url] {
+                pending.upserted.append(task)
+                pending.progress[url] = nil
+            }
+        }
+        changedTasks.removeAll()
+        if list.arrangement.isManual, pending.manualLayout == nil, list.revision != savedListRevision {
+            pending.manualLayout = list.layout
+        }
+        savedListRevision = list.revision
+        guard !pending.isEmpty else { return nil }
+        defer { pending = SessionChanges() }
+        return pending
+    }
+
+    /// A save that failed: its changes wait for the next one.
+    mutating func giveBack(_ changes: SessionChanges) { pending = changes }
+}

@@ -1,0 +1,24 @@
+import TDLCore
+
+/// What the manager's news means for the screen: new rows, a message, or a new frame.
+struct EventHandler {
+    let manager: DownloadManager
+    let state: ScreenState
+
+    func handle(_ event: ManagerEvent) -> Reaction {
+        switch event {
+        case .listChanged, .deleted:
+            return [.redraw, .rebuildRows]
+        case .saveFailed(let problem):  // no row of its own: the message line says it
+            state.say(problem, error: true)
+        case .taskSucceeded:
+            // A finished download can move in a sorted list (its size, its type); manual order keeps it.
+            if !manager.arrangement.isManual { return [.redraw, .rebuildRows] }
+        case .taskFailed(let url, let reason):
+            state.say("\(ScreenText.clean(manager.displayName(of: url) ?? URLCheck.withoutPassword(url))): \(reason.message)", error: true)
+        case .taskChanged, .allDownloadsOver:
+            break
+        }
+        return .redraw
+    }
+}

@@ -1,0 +1,51 @@
+import TDLCore
+
+/// Where a key goes: the open prompt, the mouse, the scrolling of a text view, or the
+/// actions of the list. Returns what must follow.
+struct KeyHandler {
+    let manager: DownloadManager
+    let state: ScreenState
+
+    func handle(_ key: Key) -> Reaction {
+        if case .special(Curses.keyResize) = key { return [.redraw, .repaint] }
+        // A message answers the last key: the next one clears it (as in tig and htop).
+        let cleared: Reaction = state.clearMessage() ? .redraw : []
+        return cleared.union(route(key))
+    }
+
+    private func route(_ key: Key) -> Reaction {
+        if let prompt = state.prompt { return PromptKeys(manager: manager, state: state).handle(key, in: prompt) }
+        if case let .mouse(row, _, buttons) = key { return mouse(row: row, buttons: buttons) }
+        guard let name = KeyName.name(of: key) else { return [] }
+        let actions = ListActions(manager: manager, state: state)
+        switch state.view {
+        case .details, .help:
+            if name == "q" || name == "Esc" || name == "Enter" {
+                state.view = .list
+                return [.redraw, .rebuildRows]
+            }
+            guard let action = Action.byKey[name] else { return [] }
+            if action == .help || action == .redraw { return actions.perform(action) }
+            state.pager.perform(action, lineCount: state.textLines(manager).count, height: state.pageHeight)
+            return .redraw
+        case .list, .trash:
+            if name == "Esc" {
+                state.rows.marked.removeAll()
+                return .redraw
+            }
+            guard let action = Action.byKey[name] else { return [] }
+            return actions.perform(action)
+        }
+    }
+
+    private func mouse(row: Int, buttons: UInt) -> Reaction {
+        if Mouse.isWheelUp(buttons) {
+            state.rows.move(by: -3)
+        } else if Mouse.isWheelDown(buttons) {
+            state.rows.move(by: 3)
+        } else if let index = state.rows.index(atScreenRow: row) {
+            state.rows.select(index)
+        }
+        return .redraw
+    }
+}
