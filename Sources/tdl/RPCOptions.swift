@@ -26,16 +26,21 @@ struct RPCOptions: ParsableArguments {
     /// Saves what was given into the session, then starts the server with the session's
     /// settings. Listening beyond 127.0.0.1 without a secret is refused.
     func startServer(for manager: DownloadManager) throws -> RPCServer {
-        manager.updateSettings { settings in
-            if let rpcListenPort { settings.rpcListenPort = rpcListenPort }
-            if let rpcListenAll { settings.rpcListenAll = rpcListenAll }
-            if let rpcSecret { settings.rpcSecret = rpcSecret.isEmpty ? nil : rpcSecret }
-        }
-        manager.flush()
-        let settings = manager.settings
+        var settings = manager.settings
+        if let rpcListenPort { settings.rpcListenPort = rpcListenPort }
+        if let rpcListenAll { settings.rpcListenAll = rpcListenAll }
+        if let rpcSecret { settings.rpcSecret = rpcSecret.isEmpty ? nil : rpcSecret }
+        // Checked before the session keeps anything: a refused setting is not kept.
         if settings.rpcListenAll && settings.rpcSecret == nil {
             throw CLIError.badArgument("refusing to answer JSON-RPC on every address without a secret: give --rpc-secret SECRET (or --no-rpc-listen-all)")
         }
+        let chosen = settings
+        manager.updateSettings { settings in
+            settings.rpcListenPort = chosen.rpcListenPort
+            settings.rpcListenAll = chosen.rpcListenAll
+            settings.rpcSecret = chosen.rpcSecret
+        }
+        manager.flush()
         let rpc = Aria2RPC(manager: manager, secret: settings.rpcSecret, tdlVersion: EngineSettings.version,
                            listenPort: settings.rpcListenPort, listenAll: settings.rpcListenAll)
         do {
