@@ -437,7 +437,9 @@ public final class Aria2RPC {
                 options.rateLimit = rate
             case "header", "user-agent", "referer":
                 throw RPCFault(1, "this tdl does not send the option '\(name)' yet")
-            case "gid", "pause", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",
+            case "pause":
+                guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
+            case "gid", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",
                  "always-resume", "min-split-size", "max-tries", "retry-wait", "timeout", "connect-timeout", "lowest-speed-limit":
                 // Settings tdl decides itself (resuming, naming, retries), which a front end sends by habit.
                 continue
@@ -481,6 +483,12 @@ public final class Aria2RPC {
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
         if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
         let added = result.added.first ?? result.existing.first ?? url
+        // aria2's pause=true: added, but waiting for an unpause.
+        if p.values.count > 1, p.values[1]["pause"]?.string == "true" {
+            manager.pauseTasks([added])
+            gids[Aria2Terms.gid(of: added)] = added
+            return .string(Aria2Terms.gid(of: added))
+        }
         // Asked for again: a task in the trash or a stopped one downloads again, as a new aria2 download would.
         if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
             manager.resumeTasks([added], queueIfFull: true)

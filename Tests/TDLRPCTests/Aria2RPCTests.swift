@@ -307,5 +307,8 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(f.status(gid), "removed")
         XCTAssertEqual(f.add("http://127.0.0.1:1/again"), gid)
         XCTAssertEqual(f.status(gid), "active")
+        // pause=true adds it paused.
+        let paused = f.add("http://127.0.0.1:1/held", ["pause": "true"])
+        XCTAssertEqual(f.status(paused), "paused")
     }
 }
