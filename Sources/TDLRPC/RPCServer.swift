@@ -322,8 +322,15 @@ struct DeadlinePool: AsyncSocketPool {
     func run() async throws { try await inner.run() }
 
     func suspendSocket(_ socket: Socket, untilReadyFor events: Socket.Events) async throws {
-        guard events.contains(.read), let peer = try? socket.remotePeer(), let key = Deadlines.key(peer),
-              let deadline = deadlines.deadline(for: key) else {
+        guard events.contains(.read), let peer = try? socket.remotePeer() else {
+            // The listening socket: the connections it accepts inherit TCP_NODELAY. FlyingFox
+            // writes an answer's head and body apart, and Nagle's algorithm would hold the
+            // body until the client's delayed ACK (40 ms a call on a kept-alive connection).
+            var on: Int32 = 1
+            _ = setsockopt(socket.file.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            return try await inner.suspendSocket(socket, untilReadyFor: events)
+        }
+        guard let key = Deadlines.key(peer), let deadline = deadlines.deadline(for: key) else {
             return try await inner.suspendSocket(socket, untilReadyFor: events)
         }
         let left = deadline.timeIntervalSinceNow
