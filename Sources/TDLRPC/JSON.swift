@@ -54,12 +54,12 @@ public enum JSON: Equatable, Sendable {
 
     func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let d):
-            if d.rounded() == d && abs(d) < 1e15 { out.append(contentsOf: Array(String(Int64(d)).utf8)) }
-            else if d.isFinite { out.append(contentsOf: Array(String(d).utf8)) }
-            else { out.append(contentsOf: Array("null".utf8)) }
+            if d.rounded() == d && abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8) }
+            else if d.isFinite { out.append(contentsOf: String(d).utf8) }
+            else { out.append(contentsOf: "null".utf8) }
         case .string(let s): Self.writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -92,7 +92,7 @@ public enum JSON: Equatable, Sendable {
             case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
             case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
             case 0..<0x20, 0x7F:
-                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(contentsOf: "\\u00".utf8)
                 out.append(hexDigits[Int(byte >> 4)])
                 out.append(hexDigits[Int(byte & 0xF)])
             default: out.append(byte)

@@ -152,7 +152,10 @@ public final class RPCServer: @unchecked Sendable {
         } catch {
             return closing(.requestTimeout)
         }
-        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders, body: await answer(body))
+        let answered = await answer(body)
+        // In one write: FlyingFox sends a body 4 KiB a write unless told otherwise.
+        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders,
+                                    body: HTTPBodySequence(data: answered, suggestedBufferSize: max(4096, answered.count)))
         response.headers[.contentType] = "application/json-rpc"
         return response
     }
