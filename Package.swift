@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers import downward only:
-// tdl → TDLSession / TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are
+// tdl → TDLSession / TDLRPC / TDLTerminal / TDLTransfer / TDLStore → TDLCore; CCurl and CNcursesw are
 // reached by exactly one module each. TDLSession is a running session seen from outside the
 // list: its control socket, the requests other tdl commands send it, hooks, input files.
 // TDLBenchmarks (`tdl debug bench-*`) sits beside them, over TDLCore and TDLStore.
@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // aria2's JSON-RPC (HTTP and WebSocket): small, pure Swift over epoll, no SwiftNIO.
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         .systemLibrary(
@@ -39,10 +41,12 @@ let package = Package(
         ),
         .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
         .target(name: "TDLSession", dependencies: ["TDLCore"]),
+        // aria2's JSON-RPC: the method table over the manager, and its HTTP/WebSocket server.
+        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
             name: "tdl",
             dependencies: [
-                "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal", "TDLBenchmarks",
+                "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal", "TDLBenchmarks", "TDLRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,6 +57,7 @@ let package = Package(
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
+        .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),

@@ -5,7 +5,30 @@
 #                                   openssl-made certificate), an FTP server (pyftpdlib), tmux,
 #                                   strace (to inject system-call failures)
 #   scripts/install-deps.sh --bench also the peers the benchmark times: wget, aria2
+#   scripts/install-deps.sh --aria2p  only aria2p (from PyPI, in .build/aria2p, a venv of its own),
+#                                   the aria2 front end the JSON-RPC tests drive; --test does it too
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+install_aria2p() {
+  local venv="$root/.build/aria2p"
+  [ -x "$venv/bin/aria2p" ] && return 0
+  mkdir -p "$root/.build"
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    # Debian's python3 keeps venv in a package of its own.
+    rm -rf "$venv"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    python3 -m venv "$venv"
+  fi
+  echo "Installing aria2p into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check aria2p
+}
+if [ "${1:-}" = "--aria2p" ]; then
+  install_aria2p
+  exit 0
+fi
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace)
@@ -17,9 +40,14 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "${1:-}" = "--test" ] && install_aria2p
+  exit 0
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "Installing: ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ "${1:-}" = "--test" ] && install_aria2p
+exit 0

@@ -17,6 +17,11 @@ public struct SessionSettings: Equatable, Sendable {
     public var maxRetries = 3
     public var onComplete: String?
     public var onError: String?
+    /// aria2's JSON-RPC (`tdl serve`, `tdl --rpc`): its port, whether it listens beyond
+    /// 127.0.0.1, and the secret its clients send as `token:`.
+    public var rpcListenPort = 6800
+    public var rpcListenAll = false
+    public var rpcSecret: String?
 
     public init() {}
 }

@@ -24,6 +24,9 @@ enum SettingsRecord {
         if let v = values["endedCleanly"] { s.endedCleanly = v == "1" }
         s.onComplete = values["onComplete"]
         s.onError = values["onError"]
+        if let v = values["rpcListenPort"], let n = Int(v) { s.rpcListenPort = n }
+        if let v = values["rpcListenAll"] { s.rpcListenAll = v == "1" }
+        s.rpcSecret = values["rpcSecret"]
         return s
     }
 
@@ -49,6 +52,7 @@ enum SettingsRecord {
             ("connectionsPerDownload", String(s.connectionsPerDownload)),
             ("resumeInterruptedOnLaunch", flag(s.resumeInterruptedOnLaunch)), ("maxRetries", String(s.maxRetries)),
             ("onComplete", s.onComplete), ("onError", s.onError), ("endedCleanly", flag(s.endedCleanly)),
+            ("rpcListenPort", String(s.rpcListenPort)), ("rpcListenAll", flag(s.rpcListenAll)), ("rpcSecret", s.rpcSecret),
         ]
         for (key, value) in pairs {
             if let value {

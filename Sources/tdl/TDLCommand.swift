@@ -41,7 +41,7 @@ struct TDLCommand: ParsableCommand {
             \(ExitStatus.help)
             """,
         version: EngineSettings.version,
-        subcommands: [UICommand.self, GetCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
+        subcommands: [UICommand.self, GetCommand.self, ServeCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
                       StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, DebugCommand.self,
                       ManPageCommand.self],
         defaultSubcommand: UICommand.self

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TDLCore
+import TDLRPC
 import TDLSession
 import TDLTerminal
 
@@ -12,6 +13,8 @@ struct UICommand: ParsableCommand {
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
+    @Flag(help: "Also answer aria2's JSON-RPC, as tdl serve does.") var rpc = false
+    @OptionGroup var rpcOptions: RPCOptions
 
     func run() throws {
         // Before anything starts: a terminal that cannot show the list gets words, not garbage.
@@ -32,12 +35,21 @@ struct UICommand: ParsableCommand {
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in
         // place, ncurses installs none of its own (which would end the process unsaved).
         let loop = SessionLoop(manager: session.manager, control: session.control)
+        let rpcServer: RPCServer?
+        do {
+            rpcServer = rpc ? try rpcOptions.startServer(for: session.manager) : nil
+        } catch {
+            session.manager.shutdown()
+            session.control?.shutDown()
+            fail(with: error)
+        }
         var options = TerminalApp.Options(
             turn: { timeoutMs, watching in
-                let turn = loop.turn(watching: watching, timeoutMs: timeoutMs)
+                let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
+                rpcServer?.serve()
                 return (turn.ready, turn.notes)
             },
-            interrupted: { loop.interruption != nil }
+            interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil }
         )
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]
@@ -56,6 +68,7 @@ struct UICommand: ParsableCommand {
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
         TerminalApp(manager: session.manager, options: options).run()
+        rpcServer?.stop()
         session.manager.shutdown()
         session.control?.shutDown()
         // The screen is gone: what the message line said must outlive it.

@@ -62,6 +62,9 @@ final class SessionStoreTests: XCTestCase {
         settings.globalRateLimit = 123_456
         settings.hiddenFileExtension = true
         settings.onComplete = "/bin/true"
+        settings.rpcListenPort = 6801
+        settings.rpcListenAll = true
+        settings.rpcSecret = "sesame"
         let layout = ManualLayout(sections: [["u2", "u1"], [], ["u3"]], titles: ["Work", "Empty", "Music"])
         do {
             let store = try SQLiteSessionStore(path: dbPath)

@@ -1,0 +1,63 @@
+import Foundation
+import TDLCore
+
+/// aria2's words for tdl's facts: GIDs, states, error codes.
+public enum Aria2Terms {
+    /// A task's GID: 16 hex digits derived from its URL (64-bit FNV-1a), so the same download
+    /// has the same GID in every run, in `tdl serve` and in `tdl --rpc`, with nothing stored.
+    /// Two URLs of one session sharing a GID (about 1 in 3·10¹¹ for 10,000 tasks) answer
+    /// for the one added first.
+    public static func gid(of url: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in url.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    public static func isGID(_ text: String) -> Bool {
+        text.utf8.count == 16 && UInt64(text, radix: 16) != nil
+    }
+
+    /// aria2's status of a task. Both ways, as the README's table says:
+    /// waiting→waiting, downloading→active, paused and stopped→paused, finished→complete,
+    /// failed→error, anything in the trash→removed.
+    public enum Status: String, Sendable {
+        case active, waiting, paused, error, complete, removed
+    }
+
+    public static func status(of task: DownloadTask) -> Status {
+        if task.deletedAt != nil { return .removed }
+        switch task.state {
+        case .waiting: return .waiting
+        case .downloading: return .active
+        case .paused, .stopped: return .paused
+        case .finished: return .complete
+        case .failed: return .error
+        }
+    }
+
+    /// aria2's exit status for a failure (its "errorCode"), the closest of its list.
+    public static func errorCode(of reason: FailReason) -> Int {
+        switch reason {
+        case .timeout: return 2
+        case .noNetwork(let detail): return detail.lowercased().contains("resolve") ? 19 : 6
+        case .diskFull: return 9
+        case .checksumMismatch: return 32
+        case .httpStatus(let code):
+            switch code {
+            case 404, 410: return 3
+            case 401, 407: return 24
+            case 503: return 29
+            default: return 22
+            }
+        case .serverChangedFile: return 8
+        case .badURL: return 28
+        case .fileSystem: return 17
+        case .tooManyRedirects: return 23
+        case .tls, .unknown: return 1
+        }
+    }
+}

@@ -1,0 +1,365 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// aria2's JSON-RPC over HTTP (`POST /jsonrpc`) and WebSocket (`GET /jsonrpc`, which also
+/// carries the notifications), served by FlyingFox on its own threads. Those threads never
+/// touch the manager: each call is handed to the event loop through a `LoopInbox` and the
+/// connection waits for the answer, which the loop makes between transfers (`runJobs`).
+///
+/// What a client controls is bounded: a body is at most `maxBody` bytes (413 and the
+/// connection closed), a request must arrive whole within `secondsPerRequest` of the
+/// connection opening or of the answer before (else the connection is closed), and a
+/// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
+public final class RPCServer: @unchecked Sendable {
+    public struct Limits: Sendable {
+        /// aria2's --rpc-max-request-size default.
+        public var maxBody = 2 << 20
+        public var secondsPerRequest: Double = 10
+        /// Notifications kept for a WebSocket client that does not read them.
+        public var queuedNotifications = 1_000
+
+        public init() {}
+    }
+
+    public let inbox: LoopInbox
+    /// Used on the loop only, inside the inbox's jobs.
+    public let rpc: Aria2RPC
+    public let port: Int
+    public let host: String
+    let limits: Limits
+    private let server: HTTPServer
+    private let hub = SocketHub()
+    private let deadlines: Deadlines
+    private var notifier: Aria2Notifier?
+    private var task: Task<Void, Error>?
+    /// Called on the loop for each notification (`tdl serve` logs them).
+    public var onNotification: ((Aria2Notifier.Notification) -> Void)?
+
+    /// Listens at once (a taken port throws here); serves from then on. `listenAll` binds every
+    /// address instead of 127.0.0.1; the caller has checked that a secret is set then.
+    public init(rpc: Aria2RPC, port: Int, listenAll: Bool, limits: Limits = Limits()) throws {
+        self.rpc = rpc
+        self.limits = limits
+        host = listenAll ? "0.0.0.0" : "127.0.0.1"
+        inbox = try LoopInbox()
+        deadlines = Deadlines(seconds: limits.secondsPerRequest)
+        guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
+        let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
+        let pool = DeadlinePool(inner: .ePoll(), deadlines: deadlines)
+        let config = HTTPServer.Configuration(address: address, timeout: limits.secondsPerRequest + 5,
+                                              sharedRequestReplaySize: limits.maxBody, pool: pool, logger: .disabled)
+        server = HTTPServer(config: config)
+        let inbox = self.inbox, hub = self.hub, deadlines = self.deadlines, limits = self.limits
+        let rpcBox = UncheckedBox(rpc)
+        let answer: @Sendable (Data) async -> Data = { body in
+            await inbox.ask { rpcBox.value.answer(to: body) }
+        }
+        let started = DispatchSemaphore(value: 0)
+        let failure = Locked<Error?>(nil)
+        let server = self.server
+        task = Task.detached {
+            await server.appendRoute("POST /jsonrpc") { request in
+                defer { deadlines.restart(request.remoteAddress) }
+                return await Self.post(request, limits: limits, answer: answer)
+            }
+            await server.appendRoute("OPTIONS /jsonrpc") { request in
+                defer { deadlines.restart(request.remoteAddress) }
+                var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders)
+                response.headers[HTTPHeader("Access-Control-Allow-Methods")] = "POST, GET, OPTIONS"
+                response.headers[HTTPHeader("Access-Control-Allow-Headers")] = "Content-Type"
+                response.headers[HTTPHeader("Access-Control-Max-Age")] = "1728000"
+                return response
+            }
+            await server.appendRoute("GET /jsonrpc", to: SocketUpgrade(
+                upgrade: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: RPCSocket(hub: hub, limits: limits, answer: answer))),
+                deadlines: deadlines))
+            await server.appendRoute("*") { request in
+                defer { deadlines.restart(request.remoteAddress) }
+                return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders, body: Data("tdl answers aria2's JSON-RPC at /jsonrpc\n".utf8))
+            }
+            let waiter = Task {
+                do { try await server.waitUntilListening(timeout: 5) } catch { failure.set(error) }
+                started.signal()
+            }
+            do {
+                try await server.run()
+            } catch {
+                failure.set(error)
+                waiter.cancel()
+                started.signal()
+            }
+        }
+        started.wait()
+        self.port = port
+        if let error = failure.get() {
+            task?.cancel()
+            throw RPCServerError("cannot listen on \(host):\(port) for JSON-RPC: \(Self.describe(error))")
+        }
+        notifier = Aria2Notifier(manager: rpc.manager) { [weak self] notification in
+            guard let self else { return }
+            self.hub.broadcast(notification.message.text)
+            self.onNotification?(notification)
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let socket = error as? SocketError, case .failed(_, let errno, let message) = socket {
+            return errno == EADDRINUSE ? "the port is in use" : message
+        }
+        return "\(error)"
+    }
+
+    /// What the loop waits on for this server.
+    public var watched: [WatchedFD] { [inbox.watched] }
+
+    /// On the loop, every turn: answers the calls that arrived.
+    @discardableResult
+    public func serve() -> Int { inbox.runJobs() }
+
+    /// Stops listening and ends every connection; calls still waiting for the loop are answered
+    /// first (a shutdown's "OK" reaches its client).
+    public func stop() {
+        serve()
+        let server = self.server
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await server.stop(timeout: 0.5)
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 1)
+        hub.finishAll()
+        task?.cancel()
+    }
+
+    static let corsHeaders: HTTPHeaders = [HTTPHeader("Access-Control-Allow-Origin"): "*"]
+
+    /// One HTTP call: the body is read up to the bound, the loop answers.
+    static func post(_ request: HTTPRequest, limits: Limits, answer: @Sendable (Data) async -> Data) async -> HTTPResponse {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limits.maxBody {
+            return closing(.payloadTooLarge)
+        }
+        var body = Data()
+        do {
+            for try await chunk in request.bodySequence {
+                body.append(chunk)
+                if body.count > limits.maxBody { return closing(.payloadTooLarge) }
+            }
+        } catch {
+            return closing(.requestTimeout)
+        }
+        let answered = await answer(body)
+        // In one write: FlyingFox sends a body 4 KiB a write unless told otherwise.
+        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders,
+                                    body: HTTPBodySequence(data: answered, suggestedBufferSize: max(4096, answered.count)))
+        response.headers[.contentType] = "application/json-rpc"
+        return response
+    }
+
+    /// An answer after which the connection closes: FlyingFox ends a connection once it has
+    /// written the head of a response that hands the socket over, so the unread rest of a
+    /// request too large is never read.
+    static func closing(_ status: HTTPStatusCode) -> HTTPResponse {
+        var response = HTTPResponse(headers: corsHeaders, webSocket: Hangup())
+        response.statusCode = status
+        response.headers[.connection] = "close"
+        response.headers[.contentLength] = "0"
+        return response
+    }
+}
+
+/// The "protocol" after a closing answer: nothing, at once.
+struct Hangup: WSHandler {
+    func makeFrames(for client: AsyncThrowingStream<WSFrame, any Error>) async throws -> AsyncStream<WSFrame> {
+        AsyncStream { $0.finish() }
+    }
+}
+
+/// GET /jsonrpc: a WebSocket; its connection is exempt from the per-request time limit.
+struct SocketUpgrade: HTTPHandler {
+    let upgrade: WebSocketHTTPHandler
+    let deadlines: Deadlines
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await upgrade.handleRequest(request)
+        if response.statusCode == .switchingProtocols {
+            deadlines.exempt(request.remoteAddress)
+        } else {
+            deadlines.restart(request.remoteAddress)
+        }
+        var answered = response
+        answered.headers[HTTPHeader("Access-Control-Allow-Origin")] = "*"
+        return answered
+    }
+}
+
+/// One WebSocket client: its text messages are calls (answered in order), and it hears every
+/// notification.
+struct RPCSocket: WSMessageHandler {
+    let hub: SocketHub
+    let limits: RPCServer.Limits
+    let answer: @Sendable (Data) async -> Data
+
+    func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
+        let (messages, out) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(limits.queuedNotifications))
+        let id = hub.add(out)
+        let answer = self.answer, hub = self.hub, maxBody = limits.maxBody
+        Task {
+            for await message in client {
+                switch message {
+                case .text(let text):
+                    guard text.utf8.count <= maxBody else {
+                        out.yield(.close(WSCloseCode(1009, reason: "message too big")))
+                        continue
+                    }
+                    let reply = await answer(Data(text.utf8))
+                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
+                case .data(let data):
+                    guard data.count <= maxBody else { continue }
+                    let reply = await answer(data)
+                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
+                case .close:
+                    break
+                }
+            }
+            hub.remove(id)
+            out.finish()
+        }
+        return messages
+    }
+}
+
+/// The WebSocket clients, from any thread.
+final class SocketHub: @unchecked Sendable {
+    private let lock = NSLock()
+    private var clients: [Int: AsyncStream<WSMessage>.Continuation] = [:]
+    private var next = 0
+
+    func add(_ client: AsyncStream<WSMessage>.Continuation) -> Int {
+        lock.lock(); defer { lock.unlock() }
+        next += 1
+        clients[next] = client
+        return next
+    }
+
+    func remove(_ id: Int) {
+        lock.lock(); defer { lock.unlock() }
+        clients[id] = nil
+    }
+
+    var count: Int {
+        lock.lock(); defer { lock.unlock() }
+        return clients.count
+    }
+
+    func broadcast(_ text: String) {
+        lock.lock(); defer { lock.unlock() }
+        for client in clients.values { client.yield(.text(text)) }
+    }
+
+    func finishAll() {
+        lock.lock(); defer { lock.unlock() }
+        for client in clients.values { client.finish() }
+        clients = [:]
+    }
+}
+
+/// When each connection's current request must be whole, by the peer's address: set when the
+/// connection is first seen waiting to read, moved on when its answer is made, none for a
+/// WebSocket.
+final class Deadlines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byPeer: [String: Date?] = [:]
+    let seconds: Double
+
+    init(seconds: Double) { self.seconds = seconds }
+
+    static func key(_ address: HTTPRequest.Address?) -> String? {
+        switch address {
+        case let .ip4(ip, port)?: return "\(ip):\(port)"
+        case let .ip6(ip, port)?: return "[\(ip)]:\(port)"
+        default: return nil
+        }
+    }
+
+    static func key(_ address: Socket.Address) -> String? { key(HTTPRequest.Address.make(from: address)) }
+
+    /// The deadline of a connection waiting to read (nil: none), set when first seen.
+    func deadline(for peer: String) -> Date? {
+        lock.lock(); defer { lock.unlock() }
+        if let known = byPeer[peer] { return known }
+        let deadline = Date().addingTimeInterval(seconds)
+        if byPeer.count > 4_096 {  // forget connections long gone
+            let cutoff = Date().addingTimeInterval(-60)
+            byPeer = byPeer.filter { $0.value.map { $0 > cutoff } ?? true }
+        }
+        byPeer[peer] = deadline
+        return deadline
+    }
+
+    func restart(_ address: HTTPRequest.Address?) {
+        guard let peer = Self.key(address) else { return }
+        lock.lock(); defer { lock.unlock() }
+        byPeer[peer] = Date().addingTimeInterval(seconds)
+    }
+
+    func exempt(_ address: HTTPRequest.Address?) {
+        guard let peer = Self.key(address) else { return }
+        lock.lock(); defer { lock.unlock() }
+        byPeer[peer] = .some(nil)
+    }
+}
+
+/// FlyingFox's epoll pool, with the per-request time limit: a connection waiting to read past
+/// its deadline fails that read, and FlyingFox closes it. The listening socket and WebSockets
+/// wait without a limit.
+struct DeadlinePool: AsyncSocketPool {
+    let inner: SocketPool<ePoll>
+    let deadlines: Deadlines
+
+    func prepare() async throws { try await inner.prepare() }
+    func run() async throws { try await inner.run() }
+
+    func suspendSocket(_ socket: Socket, untilReadyFor events: Socket.Events) async throws {
+        guard events.contains(.read), let peer = try? socket.remotePeer() else {
+            // The listening socket: the connections it accepts inherit TCP_NODELAY. FlyingFox
+            // writes an answer's head and body apart, and Nagle's algorithm would hold the
+            // body until the client's delayed ACK (40 ms a call on a kept-alive connection).
+            var on: Int32 = 1
+            _ = setsockopt(socket.file.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            return try await inner.suspendSocket(socket, untilReadyFor: events)
+        }
+        guard let key = Deadlines.key(peer), let deadline = deadlines.deadline(for: key) else {
+            return try await inner.suspendSocket(socket, untilReadyFor: events)
+        }
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { throw SocketError.disconnected }
+        let inner = self.inner
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await inner.suspendSocket(socket, untilReadyFor: events)
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(left * 1e9))
+                return false
+            }
+            let ready = try await group.next() ?? false
+            group.cancelAll()
+            if !ready { throw SocketError.disconnected }
+        }
+    }
+}
+
+/// A value shared between threads under a lock.
+final class Locked<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+import TDLRPC
+import TDLSession
+
+/// `tdl serve`: the session without a screen, answering aria2's JSON-RPC (aria2p, AriaNg…)
+/// until `aria2.shutdown`, SIGTERM or SIGINT; one line per event on stderr.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the session without a screen, answering aria2's JSON-RPC at http://127.0.0.1:6800/jsonrpc.",
+        discussion: """
+            Front ends made for aria2 (aria2p, AriaNg, …) add, pause and follow downloads; the \
+            control socket and every other tdl command keep working beside it. Runs until \
+            aria2.shutdown, SIGTERM or SIGINT, then saves the session and exits 0.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var rpcOptions: RPCOptions
+    @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var launch: LaunchOptions
+    @OptionGroup var transfer: TransferOptions
+
+    func run() throws {
+        let session: Session
+        do {
+            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+                                  resumeInterrupted: launch.resumeInterrupted)
+            try Paths.ensureWritableDirectory(session.downloadDirectory)
+        } catch {
+            fail(with: error)
+        }
+        let manager = session.manager
+        hookOptions.save(into: manager)
+        if let notice = session.notice { warn(notice) }
+        // Before the server: its handlers are in place for the first request's turn.
+        let loop = SessionLoop(manager: manager, control: session.control)
+        let server: RPCServer
+        do {
+            server = try rpcOptions.startServer(for: manager)
+        } catch {
+            manager.shutdown()
+            session.control?.shutDown()
+            fail(with: error)
+        }
+        let address = server.host == "0.0.0.0" ? "every address, port \(server.port)" : "http://127.0.0.1:\(server.port)/jsonrpc"
+        warn("serving aria2 JSON-RPC on \(address) (session \"\(global.session)\", downloads to \(session.downloadDirectory))")
+        server.onNotification = { notification in
+            var line = "\(Self.word(notification.status)) \(ScreenSafe.url(notification.url)) (gid \(notification.gid))"
+            if notification.status == .error, let reason = manager.task(notification.url)?.failReason {
+                line += ": \(reason.message)"
+            }
+            warn(line)
+        }
+        var shownSaveError: String?
+        loop.run(while: { server.rpc.shutdownRequested == nil }, watching: { server.watched }) { turn in
+            server.serve()
+            for note in turn.notes { warn(note) }
+            if manager.lastError != shownSaveError {
+                shownSaveError = manager.lastError
+                if let shownSaveError { warn(shownSaveError) }
+            }
+        }
+        // Calls already made are answered (a shutdown's "OK" too) before the server goes.
+        server.stop()
+        manager.shutdown()
+        session.control?.shutDown()
+        let why = loop.interruption.map { $0 == SIGTERM ? "SIGTERM" : $0 == SIGINT ? "SIGINT" : "signal \($0)" }
+            ?? (server.rpc.shutdownRequested == true ? "aria2.forceShutdown" : "aria2.shutdown")
+        if let saveError = manager.lastError {
+            warn(saveError)
+            Foundation.exit(ExitStatus.session)
+        }
+        warn("stopped (\(why)); the session is saved")
+    }
+
+    static func word(_ status: Aria2Terms.Status) -> String {
+        switch status {
+        case .active: return "started"
+        case .paused: return "paused"
+        case .complete: return "finished"
+        case .error: return "failed"
+        case .removed: return "moved to the trash"
+        case .waiting: return "waiting"
+        }
+    }
+}

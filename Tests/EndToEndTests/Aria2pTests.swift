@@ -1,0 +1,261 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// aria2p (from PyPI, in a venv of the build folder) drives `tdl serve` and `tdl --rpc` as it
+/// drives aria2: its command line, its Python API and its WebSocket notification listener,
+/// against files served by nginx.
+final class Aria2pTests: XCTestCase {
+    static let venv = Processes.packageRoot + "/.build/aria2p"
+    var aria2p: String { Self.venv + "/bin/aria2p" }
+    var python: String { Self.venv + "/bin/python" }
+
+    override class func setUp() {
+        // `make test` installs it (scripts/install-deps.sh --test); a test run on its own too.
+        if !FileManager.default.isExecutableFile(atPath: venv + "/bin/aria2p") {
+            _ = try? Processes.run(Processes.packageRoot + "/scripts/install-deps.sh", ["--aria2p"], timeout: 300)
+        }
+    }
+
+    var site: TemporaryDirectory!
+    var home: TemporaryDirectory!
+    var downloads: TemporaryDirectory!
+    var nginx: LoopbackNginx!
+    var port = 0
+    var serve: (Process, Pipe)?
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: aria2p), "aria2p could not be installed (run make test-deps)")
+        site = TemporaryDirectory("tdl-rpc-site")
+        home = TemporaryDirectory()
+        downloads = TemporaryDirectory()
+        // 8 connections of 256 KiB/s each: a 6 MB file takes some 3 s, time enough to pause it.
+        _ = try TestFiles.make(site.file("small.bin"), size: 1_500_000, seed: 11)
+        _ = try TestFiles.make(site.file("big.bin"), size: 6_000_000, seed: 12)
+        _ = try TestFiles.make(site.file("other.bin"), size: 6_000_000, seed: 13)
+        nginx = try LoopbackNginx(root: site.path, rateLimit: "256k")
+        port = Int.random(in: 20_000...60_000)
+    }
+
+    override func tearDown() {
+        if let (process, _) = serve, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    func startServe(_ extra: [String] = []) throws {
+        serve = try Processes.start(Processes.tdlBinary, ["serve", "-d", downloads.path, "--rpc-listen-port", String(port)] + extra,
+                                    environment: ["TDL_HOME": home.path])
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { Self.listening(port) }, "tdl serve did not listen")
+    }
+
+    static func listening(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    @discardableResult
+    func cli(_ arguments: [String], secret: String? = "sesame", file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let result = try Processes.run(aria2p, ["-p", String(port)] + (secret.map { ["-s", $0] } ?? []) + arguments, timeout: 30)
+        XCTAssertEqual(result.status, 0, "aria2p \(arguments): \(result.stdout)\(result.stderr)", file: file, line: line)
+        return result.stdout
+    }
+
+    /// `tdl list --json`, by URL.
+    func listed() throws -> [String: [String: Any]] {
+        let json = try Processes.tdl(["list", "--json"], home: home.path)
+        let rows = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+        return Dictionary(rows.map { ($0["url"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    func state(_ url: String) throws -> String? { try listed()[url]?["state"] as? String }
+
+    func waitForState(_ url: String, _ wanted: Set<String>, timeout: Double = 30) throws {
+        var last: String?
+        _ = try Processes.waitUntil(timeout: timeout, interval: 0.2) {
+            last = try state(url)
+            return last.map(wanted.contains) ?? false
+        }
+        XCTAssertTrue(last.map(wanted.contains) ?? false, "\(url) is \(last ?? "gone"), not \(wanted)")
+    }
+
+    func testAria2pCommandLineAgainstTdlServe() throws {
+        try startServe(["--rpc-secret", "sesame"])
+        let small = nginx.url("small.bin"), big = nginx.url("big.bin")
+        let added = try cli(["add", small, big])
+        let gids = added.matches(of: #/Created download ([0-9a-f]{16})/#).map { String($0.1) }
+        XCTAssertEqual(gids.count, 2, added)
+        guard gids.count == 2 else { return }
+        let (smallGID, bigGID) = (gids[0], gids[1])
+        // Without the secret nothing is answered.
+        let refused = try Processes.run(aria2p, ["-p", String(port), "call", "getglobalstat"], timeout: 30)
+        XCTAssertTrue((refused.stdout + refused.stderr).contains("Unauthorized"), refused.stdout + refused.stderr)
+
+        try cli(["pause", bigGID])
+        try waitForState(big, ["paused"])
+        XCTAssertTrue(try cli(["show"]).contains("\(bigGID)  paused"))
+        try cli(["resume", bigGID])
+        try waitForState(big, ["downloading", "waiting"])
+        try cli(["pause", "--all"])
+        for url in [small, big] { try waitForState(url, ["paused", "done"]) }
+        try cli(["resume", "--all"])
+        for url in [small, big] { try waitForState(url, ["done"]) }
+        for name in ["small.bin", "big.bin"] {
+            XCTAssertEqual(try Processes.sha256(ofFile: downloads.file(name)), try Processes.sha256(ofFile: site.file(name)), name)
+        }
+
+        // What aria2p shows agrees with tdl list --json: states and bytes.
+        let shown = try cli(["show"])
+        XCTAssertTrue(shown.contains("\(smallGID)  complete") && shown.contains("\(bigGID)  complete"), shown)
+        let stopped = try cli(["call", "tellStopped", "-J", "[0, 10]"])
+        let structs = try JSONSerialization.jsonObject(with: Data(stopped.utf8)) as? [[String: Any]] ?? []
+        let list = try listed()
+        for (gid, url) in [(smallGID, small), (bigGID, big)] {
+            let s = structs.first { $0["gid"] as? String == gid }
+            XCTAssertEqual(s?["status"] as? String, "complete")
+            XCTAssertEqual(Int(s?["completedLength"] as? String ?? ""), list[url]?["received"] as? Int)
+            XCTAssertEqual(Int(s?["totalLength"] as? String ?? ""), list[url]?["size"] as? Int)
+        }
+
+        // remove forgets the download (its file stays); purge forgets the rest.
+        try cli(["remove", smallGID])
+        XCTAssertNil(try listed()[small])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("small.bin")))
+        try cli(["purge"])
+        XCTAssertTrue(try listed().isEmpty)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("big.bin")))
+
+        try cli(["call", "shutdown"])
+        let (process, stderr) = serve!
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { !process.isRunning }, "tdl serve did not stop")
+        XCTAssertEqual(process.terminationStatus, 0)
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        for line in ["started \(big)", "paused \(big)", "finished \(small)", "stopped (aria2.shutdown)"] {
+            XCTAssertTrue(log.contains(line), "no \"\(line)\" in:\n\(log)")
+        }
+    }
+
+    func testAria2pPythonAPIAndItsNotificationListener() throws {
+        try startServe()
+        let script = site.file("api.py")
+        try """
+            import aria2p, json, sys, threading, time
+            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1])))
+            heard, lock = [], threading.Lock()
+            def on(kind):
+                def callback(api_, gid):
+                    with lock:
+                        heard.append([kind, gid])
+                return callback
+            api.listen_to_notifications(threaded=True, timeout=1, on_download_start=on("start"),
+                on_download_pause=on("pause"), on_download_stop=on("stop"),
+                on_download_complete=on("complete"), on_download_error=on("error"))
+            time.sleep(1)
+            def wait_for(kind, gid, count=1):
+                end = time.time() + 30
+                while time.time() < end:
+                    with lock:
+                        if heard.count([kind, gid]) >= count:
+                            return
+                    time.sleep(0.05)
+                raise SystemExit(f"never heard {kind} for {gid}: {heard}")
+            d = api.add_uris([sys.argv[2]])
+            wait_for("start", d.gid)
+            api.pause([d])
+            wait_for("pause", d.gid)
+            api.resume([d])
+            wait_for("start", d.gid, 2)
+            wait_for("complete", d.gid)
+            e = api.add_uris([sys.argv[3]])
+            wait_for("error", e.gid)
+            f = api.add_uris([sys.argv[4]], options={"out": "renamed.bin", "max-download-limit": "100K"})
+            wait_for("start", f.gid)
+            api.pause([f])
+            wait_for("pause", f.gid)
+            f.update()
+            options = api.get_options([f])[0]
+            api.remove([f])
+            wait_for("stop", f.gid)
+            downloads = [{"gid": x.gid, "status": x.status, "completed": x.completed_length,
+                          "total": x.total_length, "name": x.name, "error": x.error_code} for x in api.get_downloads()]
+            api.stop_listening()
+            print(json.dumps({"heard": heard, "downloads": downloads, "gids": [d.gid, e.gid, f.gid],
+                              "out": options.get("out"), "limit": options.get("max-download-limit")}))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.run(python, [script, String(port), nginx.url("small.bin"), nginx.url("missing.bin"), nginx.url("other.bin")],
+                                       timeout: 90)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+        let gids = report["gids"] as? [String] ?? []
+        let heard = (report["heard"] as? [[String]] ?? []).map { "\($0[0]) \(gids.firstIndex(of: $0[1]).map { ["d", "e", "f"][$0] } ?? "?")" }
+        XCTAssertEqual(heard.filter { $0.hasSuffix("d") }, ["start d", "pause d", "start d", "complete d"])
+        XCTAssertEqual(heard.filter { $0.hasSuffix("e") }, ["start e", "error e"])
+        XCTAssertEqual(heard.filter { $0.hasSuffix("f") }, ["start f", "pause f", "stop f"])
+        XCTAssertEqual(report["out"] as? String, "renamed.bin")
+        XCTAssertEqual(report["limit"] as? String, "102400")
+
+        // What the API saw agrees with tdl list --json.
+        let list = try listed()
+        let downloads = report["downloads"] as? [[String: Any]] ?? []
+        XCTAssertEqual(downloads.count, 2, "the removed download is forgotten: \(downloads)")
+        let complete = downloads.first { $0["gid"] as? String == gids.first }
+        XCTAssertEqual(complete?["status"] as? String, "complete")
+        XCTAssertEqual(complete?["completed"] as? Int, list[nginx.url("small.bin")]?["received"] as? Int)
+        XCTAssertEqual(list[nginx.url("small.bin")]?["state"] as? String, "done")
+        let failed = downloads.first { $0["gid"] as? String == gids[1] }
+        XCTAssertEqual(failed?["status"] as? String, "error")
+        XCTAssertEqual(failed?["error"] as? String, "3")
+        XCTAssertEqual(list[nginx.url("missing.bin")]?["state"] as? String, "failed")
+        XCTAssertNil(list[nginx.url("other.bin")])
+        XCTAssertEqual(try Processes.sha256(ofFile: self.downloads.file("small.bin")), try Processes.sha256(ofFile: site.file("small.bin")))
+
+        // SIGTERM ends it cleanly too.
+        let (process, _) = serve!
+        process.terminate()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+    }
+
+    func testListeningOnEveryAddressWithoutASecretIsRefused() throws {
+        let result = try Processes.tdl(["serve", "-d", downloads.path, "--rpc-listen-port", String(port), "--rpc-listen-all"], home: home.path)
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("without a secret"), result.stderr)
+        // A port in use is said so.
+        try startServe()
+        let taken = try Processes.tdl(["serve", "--session", "other", "-d", downloads.path, "--rpc-listen-port", String(port)], home: home.path)
+        XCTAssertEqual(taken.status, 2)
+        XCTAssertTrue(taken.stderr.contains("in use"), taken.stderr)
+    }
+
+    func testAURLAddedByAria2pAppearsOnTheScreenWithinASecond() throws {
+        let tmuxBinary = try XCTUnwrap(Processes.which("tmux"))
+        let socket = "tdl-rpc-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+        defer { Processes.spawnDetached(tmuxBinary, ["-L", socket, "kill-server"]) }
+        func screen() throws -> String { try Processes.run(tmuxBinary, ["-L", socket, "capture-pane", "-p", "-t", "tdl"], timeout: 10).stdout }
+        let command = "TDL_HOME=\(home.path) \(Processes.tdlBinary) --rpc --rpc-listen-port \(port) -d \(downloads.path); echo EXITED $?; sleep 30"
+        Processes.spawnDetached(tmuxBinary, ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "120", "-y", "25", command])
+        XCTAssertTrue(try Processes.waitUntil(timeout: 20, interval: 0.1) { try screen().contains("No downloads yet") && Self.listening(port) })
+        try cli(["add", nginx.url("big.bin")], secret: nil)
+        let added = Date()
+        var shown = ""
+        _ = try Processes.waitUntil(timeout: 5, interval: 0.05) {
+            shown = try screen()
+            return shown.contains("big.bin")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(added), 1, "the row came late or never:\n\(shown)")
+        // aria2.shutdown quits the list, which saves the session.
+        try cli(["call", "shutdown"], secret: nil)
+        let quit = try Processes.waitUntil(timeout: 10, interval: 0.1) { try screen().contains("EXITED 0") }
+        let last = try screen()
+        XCTAssertTrue(quit, last)
+        XCTAssertNotNil(try listed()[nginx.url("big.bin")])
+    }
+}

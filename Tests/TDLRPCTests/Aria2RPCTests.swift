@@ -1,0 +1,314 @@
+import Foundation
+import XCTest
+import TDLCore
+@testable import TDLRPC
+
+/// An engine that downloads nothing: the test plays the server's answers.
+final class QuietEngine: TransferEngine {
+    var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    var onEvent: ((TransferEvent) -> Void)?
+    var live: [String: Int64] = [:]
+    private(set) var rateLimits: [String: Int64?] = [:]
+    private(set) var globalLimit: Int64??
+    func start(_ job: TransferJob) {}
+    func stop(url: String) {}
+    func liveProgress() -> [String: Int64] { live }
+    func setGlobalRateLimit(_ bytesPerSecond: Int64?) { globalLimit = .some(bytesPerSecond) }
+    func setRateLimit(url: String, _ bytesPerSecond: Int64?) { rateLimits[url] = bytesPerSecond }
+    func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
+    func wakeUp() {}
+    func shutdown() {}
+
+    func resolve(_ url: String, name: String, size: Int64?) {
+        onEvent?(.resolved(url: url, fileName: name, size: size, mimeType: nil, etag: nil, lastModified: nil, finalURL: url))
+    }
+    func finish(_ url: String, path: String, size: Int64) { onEvent?(.finished(url: url, path: path, size: size)) }
+    func fail(_ url: String, _ reason: FailReason) { onEvent?(.failed(url: url, reason: reason, segments: [])) }
+}
+
+/// The method table on a manager with a quiet engine: request JSON in, response JSON out.
+final class RPCFixture {
+    let engine = QuietEngine()
+    let folder: String
+    let manager: DownloadManager
+    let rpc: Aria2RPC
+    var notifications: [Aria2Notifier.Notification] = []
+    var notifier: Aria2Notifier!
+    private var nextID = 0
+
+    init(secret: String? = nil, limit: Int = 2) {
+        folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("tdl-rpc-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        manager = DownloadManager(identifier: "t", defaultDirectory: folder, engine: engine)
+        manager.maxDownloadCount = limit
+        rpc = Aria2RPC(manager: manager, secret: secret, tdlVersion: "test")
+        notifier = Aria2Notifier(manager: manager) { [unowned self] in self.notifications.append($0) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// The whole response of one call.
+    func response(_ method: String, _ params: [JSON] = []) -> JSON {
+        nextID += 1
+        let request: JSON = ["jsonrpc": "2.0", "id": .string("q\(nextID)"), "method": .string(method), "params": .array(params)]
+        let answer = rpc.answer(to: request.serialized)
+        return try! JSON.parse(answer)
+    }
+
+    func result(_ method: String, _ params: [JSON] = [], file: StaticString = #filePath, line: UInt = #line) -> JSON {
+        let answer = response(method, params)
+        XCTAssertNil(answer["error"], "\(method): \(answer.text)", file: file, line: line)
+        return answer["result"] ?? .null
+    }
+
+    func errorCode(_ method: String, _ params: [JSON] = []) -> Int? { response(method, params)["error"]?["code"]?.integer }
+    func errorMessage(_ method: String, _ params: [JSON] = []) -> String? { response(method, params)["error"]?["message"]?.string }
+
+    func add(_ url: String, _ options: JSON = [:]) -> String { result("aria2.addUri", [[.string(url)], options]).string ?? "" }
+    func status(_ gid: String) -> String? { result("aria2.tellStatus", [.string(gid), ["status"]])["status"]?.string }
+}
+
+final class Aria2RPCTests: XCTestCase {
+    func testJSONRoundTripsAndRejectsWhatIsNotJSON() throws {
+        let text = #"{"a":[1,2.5,"x\n\"y\"\u00e9\ud83d\ude00",true,false,null],"b":{}}"#
+        let value = try JSON.parse(text)
+        XCTAssertEqual(value["a"]?.array?[2].string, "x\n\"y\"é😀")
+        XCTAssertEqual(try JSON.parse(value.text), value)
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "nul", "\"\u{01}\"", String(repeating: "[", count: 100) + String(repeating: "]", count: 100)] {
+            XCTAssertThrowsError(try JSON.parse(bad), bad)
+        }
+    }
+
+    func testGIDIsSixteenHexDigitsAndTheSameForTheSameURL() {
+        let gid = Aria2Terms.gid(of: "http://example.org/a.iso")
+        XCTAssertEqual(gid.count, 16)
+        XCTAssertTrue(Aria2Terms.isGID(gid))
+        XCTAssertEqual(gid, Aria2Terms.gid(of: "http://example.org/a.iso"))
+        XCTAssertNotEqual(gid, Aria2Terms.gid(of: "http://example.org/b.iso"))
+    }
+
+    func testAddUriTellStatusAndTheStatesBothWays() {
+        let f = RPCFixture(limit: 1)
+        let a = f.add("http://127.0.0.1:1/a.bin", ["out": "first.bin", "split": "4", "max-download-limit": "1M"])
+        let b = f.add("http://127.0.0.1:1/b.bin")
+        XCTAssertEqual(a, Aria2Terms.gid(of: "http://127.0.0.1:1/a.bin"))
+        XCTAssertEqual(f.status(a), "active")
+        XCTAssertEqual(f.status(b), "waiting")
+        let task = f.manager.task("http://127.0.0.1:1/a.bin")!
+        XCTAssertEqual(task.fileName, "first.bin")
+        XCTAssertEqual(task.options.connections, 4)
+        XCTAssertEqual(task.options.rateLimit, 1 << 20)
+
+        // Every field aria2p reads is there, numbers as strings.
+        f.engine.resolve("http://127.0.0.1:1/a.bin", name: "first.bin", size: 3_000_000)
+        let full = f.result("aria2.tellStatus", [.string(a)])
+        for key in ["gid", "status", "totalLength", "completedLength", "uploadLength", "downloadSpeed", "uploadSpeed",
+                    "pieceLength", "numPieces", "connections", "dir", "files"] {
+            XCTAssertNotNil(full[key], key)
+        }
+        XCTAssertEqual(full["totalLength"], "3000000")
+        XCTAssertEqual(full["numPieces"], "3")
+        XCTAssertEqual(full["files"]?.array?.first?["path"]?.string, (f.folder as NSString).appendingPathComponent("first.bin"))
+        XCTAssertEqual(full["files"]?.array?.first?["uris"]?.array?.first?["uri"], "http://127.0.0.1:1/a.bin")
+        // keys picks fields.
+        let picked = f.result("aria2.tellStatus", [.string(a), ["gid", "totalLength"]])
+        XCTAssertEqual(picked.object?.map(\.0), ["gid", "totalLength"])
+
+        // paused and stopped → paused; unpause → waiting or active.
+        XCTAssertEqual(f.result("aria2.pause", [.string(b)]).string, b)
+        XCTAssertEqual(f.status(b), "paused")
+        XCTAssertEqual(f.manager.state(of: "http://127.0.0.1:1/b.bin"), .paused)
+        f.manager.stopTasks(["http://127.0.0.1:1/b.bin"])
+        XCTAssertEqual(f.status(b), "paused")
+        XCTAssertEqual(f.result("aria2.unpause", [.string(b)]).string, b)
+        XCTAssertEqual(f.status(b), "waiting")
+        XCTAssertEqual(f.errorCode("aria2.unpause", [.string(b)]), 1)
+
+        // finished → complete, failed → error with aria2's code, trash → removed.
+        let path = (f.folder as NSString).appendingPathComponent("first.bin")
+        FileManager.default.createFile(atPath: path, contents: Data(count: 10))
+        f.engine.finish("http://127.0.0.1:1/a.bin", path: path, size: 10)
+        XCTAssertEqual(f.status(a), "complete")
+        XCTAssertEqual(f.status(b), "active")
+        f.engine.fail("http://127.0.0.1:1/b.bin", .httpStatus(404))
+        let failed = f.result("aria2.tellStatus", [.string(b)])
+        XCTAssertEqual(failed["status"], "error")
+        XCTAssertEqual(failed["errorCode"], "3")
+        XCTAssertEqual(failed["errorMessage"], "404 Not Found")
+        XCTAssertEqual(f.result("aria2.remove", [.string(b)]).string, b)
+        XCTAssertEqual(f.status(b), "removed")
+        XCTAssertNotNil(f.manager.task("http://127.0.0.1:1/b.bin")?.deletedAt, "remove moves to the trash")
+        XCTAssertEqual(f.errorCode("aria2.remove", [.string(b)]), 1)
+        XCTAssertEqual(f.result("aria2.getGlobalStat")["numStopped"], "2")
+    }
+
+    func testListsPagesAndGlobalStat() {
+        let f = RPCFixture(limit: 1)
+        let gids = (0..<5).map { f.add("http://127.0.0.1:1/f\($0)") }
+        XCTAssertEqual(f.result("aria2.tellActive").array?.compactMap { $0["gid"]?.string }, [gids[0]])
+        let waiting = f.result("aria2.tellWaiting", [0, 10]).array?.compactMap { $0["gid"]?.string }
+        XCTAssertEqual(waiting, Array(gids[1...]))
+        XCTAssertEqual(f.result("aria2.tellWaiting", [1, 2]).array?.compactMap { $0["gid"]?.string }, [gids[2], gids[3]])
+        // A negative offset counts from the end, backwards.
+        XCTAssertEqual(f.result("aria2.tellWaiting", [-1, 2, ["gid"]]).array?.compactMap { $0["gid"]?.string }, [gids[4], gids[3]])
+        XCTAssertEqual(f.result("aria2.tellStopped", [0, 10]).array?.count, 0)
+        let stat = f.result("aria2.getGlobalStat")
+        XCTAssertEqual(stat["numActive"], "1")
+        XCTAssertEqual(stat["numWaiting"], "4")
+        XCTAssertEqual(f.result("aria2.pauseAll"), "OK")
+        XCTAssertEqual(f.result("aria2.tellWaiting", [0, 10]).array?.compactMap { $0["status"]?.string }, Array(repeating: "paused", count: 5))
+        XCTAssertEqual(f.result("aria2.unpauseAll"), "OK")
+        XCTAssertEqual(f.result("aria2.getGlobalStat")["numActive"], "1")
+        // changePosition: the order is add-time order; staying put is allowed, moving is refused.
+        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[2]), 0, "POS_CUR"]).integer, 1)
+        XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[2]), 0, "POS_SET"]), 1)
+        XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[2]), 0, "POS_NOWHERE"]), -32602)
+    }
+
+    func testUrisFilesServersAndOptions() {
+        let f = RPCFixture()
+        let url = "http://127.0.0.1:1/o.bin"
+        let gid = f.add(url, ["checksum": .string("sha-256=" + String(repeating: "ab", count: 32))])
+        XCTAssertEqual(f.result("aria2.getUris", [.string(gid)]), [["uri": .string(url), "status": "used"]])
+        XCTAssertEqual(f.result("aria2.getFiles", [.string(gid)]).array?.first?["index"], "1")
+        XCTAssertEqual(f.result("aria2.getServers", [.string(gid)]).array?.first?["servers"]?.array?.first?["uri"]?.string, url)
+        let options = f.result("aria2.getOption", [.string(gid)])
+        XCTAssertEqual(options["checksum"]?.string, "sha-256=" + String(repeating: "ab", count: 32))
+        XCTAssertEqual(f.result("aria2.changeOption", [.string(gid), ["max-download-limit": "500K"]]), "OK")
+        XCTAssertEqual(f.manager.task(url)?.options.rateLimit, 500 << 10)
+        XCTAssertEqual(f.engine.rateLimits[url], .some(500 << 10))
+        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "512000")
+        XCTAssertEqual(f.errorCode("aria2.changeOption", [.string(gid), ["no-such-option": "1"]]), 1)
+        XCTAssertEqual(f.errorCode("aria2.addUri", [[.string("http://127.0.0.1:1/x")], ["checksum": "sha-256=zz"]]), 1)
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/x"), "a bad option adds nothing")
+        // changeUri: the one URI stays; another is refused.
+        XCTAssertEqual(f.result("aria2.changeUri", [.string(gid), 1, [], []]), [0, 0])
+        XCTAssertEqual(f.errorCode("aria2.changeUri", [.string(gid), 1, [], ["http://127.0.0.1:2/mirror"]]), 1)
+    }
+
+    func testGlobalOptions() {
+        let f = RPCFixture()
+        XCTAssertEqual(f.result("aria2.changeGlobalOption", [["max-concurrent-downloads": "5", "max-overall-download-limit": "2M",
+                                                               "max-download-limit": "100K"]]), "OK")
+        XCTAssertEqual(f.manager.maxDownloadCount, 5)
+        XCTAssertEqual(f.manager.settings.globalRateLimit, 2 << 20)
+        let global = f.result("aria2.getGlobalOption")
+        XCTAssertEqual(global["max-concurrent-downloads"], "5")
+        XCTAssertEqual(global["max-overall-download-limit"], "2097152")
+        XCTAssertEqual(global["max-download-limit"], "102400")
+        // The run's max-download-limit is what a new download gets.
+        let gid = f.add("http://127.0.0.1:1/limited")
+        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "102400")
+        // Nothing applies when one value is wrong.
+        XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["max-concurrent-downloads": "9", "max-overall-download-limit": "fast"]]), 1)
+        XCTAssertEqual(f.manager.maxDownloadCount, 5)
+        XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["rpc-secret": "x"]]), 1)
+    }
+
+    func testPurgeAndRemoveDownloadResultForgetStoppedDownloads() {
+        let f = RPCFixture(limit: 3)
+        let done = f.add("http://127.0.0.1:1/done")
+        let failed = f.add("http://127.0.0.1:1/failed")
+        let running = f.add("http://127.0.0.1:1/running")
+        let path = (f.folder as NSString).appendingPathComponent("done")
+        FileManager.default.createFile(atPath: path, contents: Data(count: 3))
+        f.engine.finish("http://127.0.0.1:1/done", path: path, size: 3)
+        f.engine.fail("http://127.0.0.1:1/failed", .timeout)
+        XCTAssertEqual(f.errorCode("aria2.removeDownloadResult", [.string(running)]), 1)
+        XCTAssertEqual(f.result("aria2.removeDownloadResult", [.string(failed)]), "OK")
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/failed"))
+        XCTAssertEqual(f.errorCode("aria2.tellStatus", [.string(failed)]), 1)
+        XCTAssertEqual(f.result("aria2.purgeDownloadResult"), "OK")
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/done"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path), "a finished file stays")
+        XCTAssertEqual(f.status(running), "active")
+        XCTAssertEqual(f.errorCode("aria2.tellStatus", [.string(done)]), 1)
+    }
+
+    func testErrorsCodesAndTheToken() {
+        let f = RPCFixture(secret: "s3cret")
+        func raw(_ text: String) -> JSON { try! JSON.parse(f.rpc.answer(to: Data(text.utf8))) }
+        XCTAssertEqual(raw("{not json")["error"]?["code"]?.integer, -32700)
+        XCTAssertEqual(raw("[]")["error"]?["code"]?.integer, -32600)
+        XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing","params":["token:s3cret"]}"#)["error"]?["code"]?.integer, -32601)
+        XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing"}"#)["id"]?.integer, 7)
+        XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion","params":{"a":1}}"#)["error"]?["code"]?.integer, -32602)
+        XCTAssertEqual(f.errorMessage("aria2.getVersion"), "Unauthorized")
+        XCTAssertEqual(f.errorMessage("aria2.getVersion", ["token:wrong"]), "Unauthorized")
+        XCTAssertEqual(f.result("aria2.getVersion", ["token:s3cret"])["version"], .string(Aria2RPC.aria2Version))
+        // system.* need no token.
+        XCTAssertEqual(f.result("system.listNotifications").array?.count, Aria2RPC.notifications.count)
+        XCTAssertTrue(f.result("system.listMethods").array?.contains("aria2.addUri") == true)
+        XCTAssertEqual(f.errorCode("aria2.tellStatus", ["token:s3cret", "nothex"]), -32602)
+        XCTAssertEqual(f.errorCode("aria2.tellStatus", ["token:s3cret", "0123456789abcdef"]), 1)
+        XCTAssertEqual(f.errorCode("aria2.tellWaiting", ["token:s3cret", "a", 1]), -32602)
+        XCTAssertEqual(f.errorCode("aria2.addTorrent", ["token:s3cret", "AAAA"]), 1)
+        XCTAssertEqual(f.errorCode("aria2.addMetalink", ["token:s3cret", "AAAA"]), 1)
+        XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", ["not a url"]]), 1)
+        XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", []]), -32602)
+        XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", ["http://127.0.0.1:1/x"], ["header": ["X-A: b"]]]), 1)
+        // A batch answers each call.
+        let batch = raw(#"[{"jsonrpc":"2.0","id":1,"method":"system.listNotifications"},{"jsonrpc":"2.0","id":2,"method":"aria2.getVersion"}]"#)
+        XCTAssertEqual(batch.array?.count, 2)
+        XCTAssertEqual(batch.array?[1]["error"]?["message"], "Unauthorized")
+    }
+
+    func testMulticallAnswersEachCallWithItsTokenOrItsFault() {
+        let f = RPCFixture(secret: "k")
+        let calls: JSON = [
+            ["methodName": "aria2.addUri", "params": ["token:k", ["http://127.0.0.1:1/m"]]],
+            ["methodName": "aria2.getVersion", "params": ["token:bad"]],
+            ["methodName": "aria2.tellActive", "params": ["token:k", ["gid"]]],
+            ["methodName": "system.multicall", "params": [[]]],
+            ["methodName": "aria2.nothing", "params": []],
+        ]
+        let results = f.result("system.multicall", [calls]).array ?? []
+        XCTAssertEqual(results.count, 5)
+        XCTAssertEqual(results[0], [.string(Aria2Terms.gid(of: "http://127.0.0.1:1/m"))])
+        XCTAssertEqual(results[1]["message"], "Unauthorized")
+        XCTAssertEqual(results[2].array?.first?.array?.first?["gid"]?.string, Aria2Terms.gid(of: "http://127.0.0.1:1/m"))
+        XCTAssertEqual(results[3]["code"]?.integer, 1)
+        XCTAssertEqual(results[4]["code"]?.integer, -32601)
+    }
+
+    func testSessionMethodsAndShutdown() {
+        let f = RPCFixture()
+        XCTAssertEqual(f.result("aria2.getSessionInfo")["sessionId"]?.string?.count, 40)
+        XCTAssertEqual(f.result("aria2.saveSession"), "OK")
+        XCTAssertNil(f.rpc.shutdownRequested)
+        XCTAssertEqual(f.result("aria2.shutdown"), "OK")
+        XCTAssertEqual(f.rpc.shutdownRequested, false)
+        XCTAssertEqual(f.result("aria2.forceShutdown"), "OK")
+        XCTAssertEqual(f.rpc.shutdownRequested, true)
+    }
+
+    func testNotificationsFollowTheStatus() {
+        let f = RPCFixture(limit: 1)
+        let a = f.add("http://127.0.0.1:1/n1")
+        let b = f.add("http://127.0.0.1:1/n2")
+        _ = f.result("aria2.pause", [.string(b)])
+        let path = (f.folder as NSString).appendingPathComponent("n1")
+        FileManager.default.createFile(atPath: path, contents: Data(count: 1))
+        f.engine.finish("http://127.0.0.1:1/n1", path: path, size: 1)
+        _ = f.result("aria2.unpause", [.string(b)])
+        f.engine.fail("http://127.0.0.1:1/n2", .timeout)
+        _ = f.result("aria2.remove", [.string(b)])
+        let told = f.notifications.map { "\($0.method.dropFirst(6)) \($0.gid == a ? "a" : "b")" }
+        XCTAssertEqual(told, ["onDownloadStart a", "onDownloadPause b", "onDownloadComplete a", "onDownloadStart b",
+                              "onDownloadError b", "onDownloadStop b"])
+        XCTAssertEqual(f.notifications.first?.message.text,
+                       #"{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"\#(a)"}]}"#)
+    }
+
+    func testAskingForAURLAgainAnswersItsGIDAndBringsItBack() {
+        let f = RPCFixture()
+        let gid = f.add("http://127.0.0.1:1/again")
+        _ = f.result("aria2.remove", [.string(gid)])
+        XCTAssertEqual(f.status(gid), "removed")
+        XCTAssertEqual(f.add("http://127.0.0.1:1/again"), gid)
+        XCTAssertEqual(f.status(gid), "active")
+        // pause=true adds it paused.
+        let paused = f.add("http://127.0.0.1:1/held", ["pause": "true"])
+        XCTAssertEqual(f.status(paused), "paused")
+    }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import XCTest
+import TDLCore
+@testable import TDLRPC
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP client on 127.0.0.1, blocking, with a receive timeout.
+final class RawClient {
+    let fd: Int32
+
+    init?(port: Int, timeout: Double = 5) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if connected != 0 {
+            close(fd)
+            return nil
+        }
+    }
+
+    deinit { close(fd) }
+
+    @discardableResult
+    func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let n = Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                if n <= 0 { return false }
+                sent += n
+            }
+            return true
+        }
+    }
+
+    func send(_ text: String) { send(Data(text.utf8)) }
+
+    /// What arrives until the peer closes (or the timeout). A close with unread bytes of ours
+    /// on the peer's side is a reset.
+    func readToEnd() -> (data: Data, closed: Bool) {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return (data, true) }
+            if n < 0 { return (data, errno == ECONNRESET) }
+            data.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// One HTTP response: its status, headers and body (by Content-Length).
+    func readResponse() -> (status: Int, headers: [String: String], body: Data)? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            if let end = data.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+                let status = Int(head[0].split(separator: " ")[1]) ?? 0
+                var headers: [String: String] = [:]
+                for line in head.dropFirst() {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                while data.count - end.upperBound < length {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    if n <= 0 { return nil }
+                    data.append(contentsOf: buffer[0..<n])
+                }
+                return (status, headers, Data(data[end.upperBound ..< end.upperBound + length]))
+            }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return nil }
+            data.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    static func post(_ body: String, path: String = "/jsonrpc") -> String {
+        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+}
+
+/// A minimal WebSocket client: the handshake, masked text frames out, text frames in.
+final class WSClient {
+    let raw: RawClient
+    private var pending = Data()
+
+    init?(port: Int) {
+        guard let raw = RawClient(port: port) else { return nil }
+        self.raw = raw
+        raw.send("GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        // The 101 head, byte by byte, so no frame is read past it.
+        var head = Data()
+        var byte: UInt8 = 0
+        while !head.hasSuffix(Data("\r\n\r\n".utf8)) {
+            guard recv(raw.fd, &byte, 1, 0) == 1 else { return nil }
+            head.append(byte)
+        }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else { return nil }
+    }
+
+    func sendText(_ text: String) {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame.append(0x80 | 126)
+            frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let mask: [UInt8] = [1, 2, 3, 4]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        raw.send(Data(frame))
+    }
+
+    /// The next text message, or nil at the timeout or the close.
+    func receiveText() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            if pending.count >= 2 {
+                let bytes = [UInt8](pending)
+                var length = Int(bytes[1] & 0x7F), offset = 2
+                if length == 126, bytes.count >= 4 { length = Int(bytes[2]) << 8 | Int(bytes[3]); offset = 4 }
+                if length == 127, bytes.count >= 10 { length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }; offset = 10 }
+                if bytes.count >= offset + length {
+                    let opcode = bytes[0] & 0x0F
+                    let payload = Data(bytes[offset ..< offset + length])
+                    pending = Data(bytes[(offset + length)...])
+                    if opcode == 0x1 { return String(decoding: payload, as: UTF8.self) }
+                    if opcode == 0x8 { return nil }
+                    continue
+                }
+            }
+            let n = recv(raw.fd, &buffer, buffer.count, 0)
+            if n <= 0 { return nil }
+            pending.append(contentsOf: buffer[0..<n])
+        }
+    }
+}
+
+extension Data {
+    func hasSuffix(_ suffix: Data) -> Bool { count >= suffix.count && self[(count - suffix.count)...] == suffix }
+}
+
+/// The server against real sockets. The test's own thread is the event loop: it runs the
+/// server's jobs while clients on other threads wait for their answers.
+final class RPCServerTests: XCTestCase {
+    var fixture: RPCFixture!
+    var server: RPCServer!
+
+    func start(secret: String? = nil, limits: RPCServer.Limits = RPCServer.Limits()) throws {
+        fixture = RPCFixture(secret: secret)
+        var lastError: Error?
+        for _ in 0..<10 {
+            do {
+                server = try RPCServer(rpc: fixture.rpc, port: Int.random(in: 20_000...60_000), listenAll: false, limits: limits)
+                return
+            } catch { lastError = error }
+        }
+        throw lastError!
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+        fixture = nil
+    }
+
+    /// Runs `work` on another thread and turns the loop until it is done.
+    func whileServing<T>(timeout: Double = 10, _ work: @escaping () -> T) -> T? {
+        let result = Locked<T?>(nil)
+        let done = Locked(false)
+        DispatchQueue.global().async {
+            result.set(work())
+            done.set(true)
+        }
+        let end = Date().addingTimeInterval(timeout)
+        while !done.get() && Date() < end {
+            var fd = pollfd(fd: server.inbox.watched.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, 20)
+            server.serve()
+        }
+        return result.get()
+    }
+
+    func post(_ body: String) -> (status: Int, headers: [String: String], body: Data)? {
+        let port = server.port
+        return whileServing {
+            guard let client = RawClient(port: port) else { return nil }
+            client.send(RawClient.post(body))
+            return client.readResponse()
+        } ?? nil
+    }
+
+    func testACallOverHTTPIsAnsweredOnTheLoop() throws {
+        try start()
+        let response = try XCTUnwrap(post(#"{"jsonrpc":"2.0","id":"1","method":"aria2.addUri","params":[["http://127.0.0.1:1/h"]]}"#))
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
+        let answer = try JSON.parse(response.body)
+        XCTAssertEqual(answer["result"]?.string, Aria2Terms.gid(of: "http://127.0.0.1:1/h"))
+        XCTAssertNotNil(fixture.manager.task("http://127.0.0.1:1/h"))
+        // Malformed JSON is -32700, with HTTP's own answer fine.
+        let bad = try XCTUnwrap(post("{oops"))
+        XCTAssertEqual(try JSON.parse(bad.body)["error"]?["code"]?.integer, -32700)
+        // Keep-alive: two calls on one connection.
+        let port = server.port
+        let both = whileServing { () -> [Int] in
+            guard let client = RawClient(port: port) else { return [] }
+            var codes: [Int] = []
+            for _ in 0..<2 {
+                client.send(RawClient.post(#"{"jsonrpc":"2.0","id":1,"method":"system.listMethods"}"#))
+                codes.append(client.readResponse()?.status ?? 0)
+            }
+            return codes
+        }
+        XCTAssertEqual(both, [200, 200])
+    }
+
+    func testTheTokenOverHTTP() throws {
+        try start(secret: "pw")
+        let refused = try XCTUnwrap(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getGlobalStat","params":["token:no"]}"#))
+        XCTAssertEqual(try JSON.parse(refused.body)["error"]?["message"], "Unauthorized")
+        let allowed = try XCTUnwrap(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getGlobalStat","params":["token:pw"]}"#))
+        XCTAssertEqual(try JSON.parse(allowed.body)["result"]?["numActive"], "0")
+    }
+
+    func testABodyOverTheBoundIsRefusedWith413AndTheConnectionCloses() throws {
+        var limits = RPCServer.Limits()
+        limits.maxBody = 64 << 10
+        try start(limits: limits)
+        let port = server.port
+        // Declared too large: refused before a byte of it is read.
+        let declared = whileServing { () -> (Int, Bool) in
+            guard let client = RawClient(port: port) else { return (0, false) }
+            client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+            client.send(Data(count: 10_000))
+            let response = client.readResponse()
+            return (response?.status ?? 0, client.readToEnd().closed)
+        }
+        XCTAssertEqual(declared?.0, 413)
+        XCTAssertEqual(declared?.1, true)
+        // Chunked, with no length said: refused once past the bound.
+        let chunked = whileServing { () -> (Int, Bool) in
+            guard let client = RawClient(port: port) else { return (0, false) }
+            client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for _ in 0..<20 { client.send("2000\r\n" + String(repeating: "a", count: 0x2000) + "\r\n") }
+            let response = client.readResponse()
+            return (response?.status ?? 0, client.readToEnd().closed)
+        }
+        XCTAssertEqual(chunked?.0, 413)
+        XCTAssertEqual(chunked?.1, true)
+    }
+
+    func testASlowClientIsCutOffWhileOthersAreServed() throws {
+        var limits = RPCServer.Limits()
+        limits.secondsPerRequest = 1
+        try start(limits: limits)
+        let port = server.port
+        let outcome = whileServing { () -> (closedAfter: Double, othersServed: Int) in
+            guard let slow = RawClient(port: port, timeout: 5) else { return (-1, 0) }
+            let started = Date()
+            // Half a request, then a byte now and then: the limit is for the whole request.
+            slow.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\n")
+            var served = 0
+            DispatchQueue.global().async {
+                for _ in 0..<5 {
+                    slow.send("X")
+                    usleep(150_000)
+                }
+            }
+            for _ in 0..<5 {
+                if let client = RawClient(port: port) {
+                    client.send(RawClient.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#))
+                    if client.readResponse()?.status == 200 { served += 1 }
+                }
+            }
+            _ = slow.readToEnd()
+            return (Date().timeIntervalSince(started), served)
+        }
+        XCTAssertEqual(outcome?.othersServed, 5)
+        XCTAssertLessThan(outcome?.closedAfter ?? 99, 3, "cut off at the limit, not at the client's leisure")
+        XCTAssertGreaterThan(outcome?.closedAfter ?? 0, 0.9)
+    }
+
+    func testFiveHundredConnectionsAtOnceEachGetTheirAnswer() throws {
+        try start()
+        let port = server.port
+        let answered = whileServing(timeout: 30) { () -> Int in
+            let clients = (0..<500).compactMap { _ in RawClient(port: port, timeout: 20) }
+            for (n, client) in clients.enumerated() {
+                client.send(RawClient.post(#"{"jsonrpc":"2.0","id":\#(n),"method":"aria2.getGlobalStat"}"#))
+            }
+            var good = 0
+            for (n, client) in clients.enumerated() {
+                if let response = client.readResponse(), response.status == 200,
+                   let answer = try? JSON.parse(response.body), answer["id"]?.integer == n { good += 1 }
+            }
+            return good
+        }
+        XCTAssertEqual(answered, 500)
+    }
+
+    func testAWebSocketClientCallsAndHearsEachNotification() throws {
+        try start()
+        let port = server.port
+        let url = "http://127.0.0.1:1/ws"
+        // Connect and call first: once it answers, the client is listening.
+        let client = try XCTUnwrap(whileServing { WSClient(port: port) } ?? nil)
+        let version = whileServing { () -> String? in
+            client.sendText(#"{"jsonrpc":"2.0","id":"v","method":"aria2.getVersion"}"#)
+            return client.receiveText()
+        } ?? nil
+        XCTAssertEqual(try JSON.parse(version ?? "")["result"]?["version"]?.string, Aria2RPC.aria2Version)
+        fixture.manager.maxDownloadCount = 1
+        _ = fixture.add(url)
+        let gid = Aria2Terms.gid(of: url)
+        _ = fixture.result("aria2.pause", [.string(gid)])
+        _ = fixture.result("aria2.unpause", [.string(gid)])
+        fixture.engine.fail(url, .timeout)
+        XCTAssertEqual(fixture.errorCode("aria2.unpause", [.string(gid)]), 1, "a failed download is not paused")
+        fixture.manager.resumeTasks([url])
+        let path = (fixture.folder as NSString).appendingPathComponent("ws")
+        FileManager.default.createFile(atPath: path, contents: Data(count: 1))
+        fixture.engine.finish(url, path: path, size: 1)
+        _ = fixture.result("aria2.remove", [.string(gid)])
+        let heard = whileServing { () -> [String] in
+            var methods: [String] = []
+            while methods.count < 7, let text = client.receiveText() {
+                if let message = try? JSON.parse(text), message["params"]?.array?.first?["gid"]?.string == gid,
+                   let method = message["method"]?.string {
+                    methods.append(method)
+                }
+            }
+            return methods
+        }
+        XCTAssertEqual(heard, ["aria2.onDownloadStart", "aria2.onDownloadPause", "aria2.onDownloadStart", "aria2.onDownloadError",
+                               "aria2.onDownloadStart", "aria2.onDownloadComplete", "aria2.onDownloadStop"])
+    }
+}
