@@ -412,7 +412,14 @@ public final class Aria2RPC {
             switch value {
             case .string(let s): text = s
             case .number: text = String(value.integer ?? -1)
-            case .array(let items) where name == "header": text = items.compactMap(\.string).joined(separator: "\n")
+            case .array(let items) where name == "header":
+                for header in items.compactMap(\.string) {
+                    if let problem = RequestHeader.problem(with: header) {
+                        throw RPCFault(1, "header \(RequestHeader.masked(header)): \(problem)")
+                    }
+                    options.headers = (options.headers ?? []) + [header]
+                }
+                continue
             default: throw RPCFault(1, "We encountered a problem while processing the option '--\(name)'.")
             }
             switch name {
@@ -422,21 +429,23 @@ public final class Aria2RPC {
             case "out":
                 options.fileName = text
             case "checksum":
-                // aria2 writes sha-256=HEX; tdl writes sha256=HEX.
-                let parts = text.split(separator: "=", maxSplits: 1)
-                let algorithm = parts.first.map { $0.replacingOccurrences(of: "-", with: "").lowercased() } ?? ""
-                guard parts.count == 2, let checksum = Checksum("\(algorithm)=\(parts[1])") else {
+                guard let checksum = Checksum(text) else {
                     throw RPCFault(1, "checksum must look like sha-256=HEX (md5, sha-1, sha-256, sha-512)")
                 }
                 options.checksum = checksum
             case "split", "max-connection-per-server":
-                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 16") }
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
                 options.connections = n
             case "max-download-limit":
                 guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "max-download-limit must look like 500K, 2M or 1048576") }
                 options.rateLimit = rate
-            case "header", "user-agent", "referer":
-                throw RPCFault(1, "this tdl does not send the option '\(name)' yet")
+            case "header":
+                if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
+                options.headers = (options.headers ?? []) + [text]
+            case "user-agent":
+                options.userAgent = text
+            case "referer":
+                options.referer = text
             case "pause":
                 guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
             case "gid", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",
@@ -583,7 +592,7 @@ public final class Aria2RPC {
                 let path = URL(fileURLWithPath: text).standardizedFileURL.path
                 changes.append { self.manager.setDownloadDirectory(path) }
             case "split", "max-connection-per-server":
-                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 16") }
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
                 changes.append { self.manager.setConnectionsPerDownload(n) }
             default:
                 throw RPCFault(1, "tdl cannot change the option '\(name)' while running")
