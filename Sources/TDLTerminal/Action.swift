@@ -3,7 +3,7 @@
 public enum Action: String, CaseIterable, Sendable {
     case moveUp, moveDown, pageUp, pageDown, first, last
     case add, togglePause, pauseAll, resumeAll, stop, restart, delete
-    case toggleTrash, restore
+    case toggleTrash, restore, emptyTrash
     case cycleSort, flipOrder, toggleSectioning
     case moveTaskDown, moveTaskUp, newSection, rename
     case moreDownloads, fewerDownloads, rateLimit, filter
@@ -27,6 +27,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .delete: return ["d", "Del"]
         case .toggleTrash: return ["t"]
         case .restore: return ["u"]
+        case .emptyTrash: return ["E"]
         case .cycleSort: return ["s"]
         case .flipOrder: return ["o"]
         case .toggleSectioning: return ["S"]
@@ -64,6 +65,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .delete: return "Move to the trash (in the trash: delete for good; on an empty section: remove it)"
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
+        case .emptyTrash: return "Empty the trash, files included (asks first)"
         case .cycleSort: return "Next sort: manual, add time, name, size, type"
         case .flipOrder: return "Flip ascending / descending (not in manual order)"
         case .toggleSectioning: return "Sections on or off for this sort"

@@ -46,6 +46,20 @@ struct ListActions {
             state.say(state.done("restored", n, of: urls))
             state.rows.marked.removeAll()
             return .listEdited
+        case .emptyTrash:
+            guard !manager.toDeleteList.isEmpty else {
+                state.say("the trash is empty")
+                return .redraw
+            }
+            state.prompt = .question(.deleteFromTrash(manager.toDeleteList))
+            guard inTrash else {
+                // What is about to go is on the screen while the question is asked.
+                state.view = .trash
+                state.rows.marked.removeAll()
+                state.rows.select(0)
+                return [.redraw, .rebuildRows]
+            }
+            return .redraw
         case .cycleSort:
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
             let cycle: [SortKey?] = [nil] + SortKey.allCases

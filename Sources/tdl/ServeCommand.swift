@@ -18,6 +18,7 @@ struct ServeCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var folder: FolderOption
     @OptionGroup var rpcOptions: RPCOptions
     @OptionGroup var hookOptions: HookOptions
     @OptionGroup var launch: LaunchOptions
@@ -26,7 +27,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: true, transfer: transfer.engineSettings,
+            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
         } catch {

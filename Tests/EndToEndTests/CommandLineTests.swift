@@ -18,7 +18,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try tdl(["pause"]).status, 64, "a missing argument")
         let unknown = try tdl(["frob"])
         XCTAssertEqual(unknown.status, 64)
-        XCTAssertTrue(unknown.stderr.contains("unknown command \"frob\"; the commands are ui, get, add, list"), unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("unknown command \"frob\"; the commands are ui, get, serve, add, list"), unknown.stderr)
         let bareURL = try tdl([url("a")])
         XCTAssertEqual(bareURL.status, 64)
         XCTAssertTrue(bareURL.stderr.contains("is not a command: tdl get URL downloads it"), bareURL.stderr)

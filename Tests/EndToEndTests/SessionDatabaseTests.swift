@@ -156,7 +156,7 @@ final class SessionDatabaseTests: XCTestCase {
         XCTAssertEqual(list.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
         let empty = TemporaryDirectory()
-        XCTAssertEqual(try Processes.tdl(["list", "--json"], home: empty.path).stdout, "[\n\n]\n")
+        XCTAssertEqual(try Processes.tdl(["list", "--json"], home: empty.path).stdout, "[\n]\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty.path), [])
     }
 

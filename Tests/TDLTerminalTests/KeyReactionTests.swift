@@ -134,6 +134,24 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertEqual(screen.rowNames, ["a.bin"])
     }
 
+    func testEmptyingTheTrashAsksFirstAndDeletesEveryTrashedDownload() throws {
+        let screen = try ScreenFixture([("a.bin", .paused), ("b.bin", .paused), ("c.bin", .paused)])
+        XCTAssertEqual(screen.press("E"), .redraw)
+        XCTAssertEqual(screen.state.message, "the trash is empty")
+        screen.press("d")
+        screen.press("d")
+        XCTAssertEqual(screen.press("E"), [.redraw, .rebuildRows])
+        XCTAssertEqual(screen.state.view, .trash, "what would go is shown while the question is asked")
+        XCTAssertEqual(screen.state.prompt, .question(.deleteFromTrash([ScreenFixture.url("b.bin"), ScreenFixture.url("a.bin")])))
+        screen.press("n")
+        XCTAssertEqual(screen.manager.toDeleteList.count, 2, "no is no")
+        screen.press("E")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.state.message, "deleted 2 downloads for good")
+        XCTAssertEqual(screen.manager.toDeleteList, [])
+        XCTAssertNotNil(screen.manager.task(ScreenFixture.url("c.bin")), "the list keeps what was not in the trash")
+    }
+
     // MARK: - Prompts
 
     func testAddingSelectsTheNewRowAndSaves() throws {
