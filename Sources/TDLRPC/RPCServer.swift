@@ -60,7 +60,10 @@ public final class RPCServer: @unchecked Sendable {
             await inbox.ask { rpcBox.value.answer(to: body) }
         }
         let started = DispatchSemaphore(value: 0)
-        let failure = Locked<Error?>(nil)
+        // Why the server did not start: its own error wins over the waiter's, which is only
+        // cancelled (or timed out) because of it.
+        let runFailure = Locked<Error?>(nil)
+        let waitFailure = Locked<Error?>(nil)
         let server = self.server
         task = Task.detached {
             await server.appendRoute("POST /jsonrpc") { request in
@@ -83,20 +86,20 @@ public final class RPCServer: @unchecked Sendable {
                 return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders, body: Data("tdl answers aria2's JSON-RPC at /jsonrpc\n".utf8))
             }
             let waiter = Task {
-                do { try await server.waitUntilListening(timeout: 5) } catch { failure.set(error) }
+                do { try await server.waitUntilListening(timeout: 5) } catch { waitFailure.set(error) }
                 started.signal()
             }
             do {
                 try await server.run()
             } catch {
-                failure.set(error)
+                runFailure.set(error)
                 waiter.cancel()
                 started.signal()
             }
         }
         started.wait()
         self.port = port
-        if let error = failure.get() {
+        if let error = runFailure.get() ?? waitFailure.get() {
             task?.cancel()
             throw RPCServerError("cannot listen on \(host):\(port) for JSON-RPC: \(Self.describe(error))")
         }
