@@ -25,14 +25,7 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var transfer: TransferOptions
 
     func run() throws {
-        let session: Session
-        do {
-            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
-                                  resumeInterrupted: launch.resumeInterrupted)
-            try Paths.ensureWritableDirectory(session.downloadDirectory)
-        } catch {
-            fail(with: error)
-        }
+        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch)
         let manager = session.manager
         hookOptions.save(into: manager)
         if let notice = session.notice { warn(notice) }

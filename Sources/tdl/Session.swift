@@ -69,6 +69,19 @@ final class Session {
         if let folder { manager.setDownloadDirectory(Paths.absolute(folder)) }
     }
 
+    /// The session a full-screen list or `tdl serve` runs, with a folder it can write to; a
+    /// command that cannot open it ends with the reason.
+    static func running(_ global: GlobalOptions, folder: FolderOption, transfer: TransferOptions, launch: LaunchOptions) -> Session {
+        do {
+            let session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
+                                      resumeInterrupted: launch.resumeInterrupted)
+            try Paths.ensureWritableDirectory(session.downloadDirectory)
+            return session
+        } catch {
+            fail(with: error)
+        }
+    }
+
     /// Creates the home owner-only. A folder that exists keeps its mode: it may be shared on
     /// purpose (a 1777 folder given with --home).
     static func makeHome(_ home: String) throws {

@@ -22,14 +22,7 @@ struct UICommand: ParsableCommand {
             warn(problem)
             Foundation.exit(ExitStatus.badInput)
         }
-        let session: Session
-        do {
-            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
-                                  resumeInterrupted: launch.resumeInterrupted)
-            try Paths.ensureWritableDirectory(session.downloadDirectory)
-        } catch {
-            fail(with: error)
-        }
+        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch)
         hookOptions.save(into: session.manager)
         session.hooks?.silenceOutput = true
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in

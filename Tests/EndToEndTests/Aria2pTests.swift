@@ -47,20 +47,9 @@ final class Aria2pTests: XCTestCase {
     func startServe(_ extra: [String] = []) throws {
         serve = try Processes.start(Processes.tdlBinary, ["serve", "-d", downloads.path, "--rpc-listen-port", String(port)] + extra,
                                     environment: ["TDL_HOME": home.path])
-        XCTAssertTrue(Processes.waitUntil(timeout: 10) { Self.listening(port) }, "tdl serve did not listen")
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { LoopbackNginx.canConnect(port) }, "tdl serve did not listen")
     }
 
-    static func listening(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
 
     @discardableResult
     func cli(_ arguments: [String], secret: String? = "sesame", file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -242,7 +231,7 @@ final class Aria2pTests: XCTestCase {
         func screen() throws -> String { try Processes.run(tmuxBinary, ["-L", socket, "capture-pane", "-p", "-t", "tdl"], timeout: 10).stdout }
         let command = "TDL_HOME=\(home.path) \(Processes.tdlBinary) --rpc --rpc-listen-port \(port) -d \(downloads.path); echo EXITED $?; sleep 30"
         Processes.spawnDetached(tmuxBinary, ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "120", "-y", "25", command])
-        XCTAssertTrue(try Processes.waitUntil(timeout: 20, interval: 0.1) { try screen().contains("No downloads yet") && Self.listening(port) })
+        XCTAssertTrue(try Processes.waitUntil(timeout: 20, interval: 0.1) { try screen().contains("No downloads yet") && LoopbackNginx.canConnect(port) })
         try cli(["add", nginx.url("big.bin")], secret: nil)
         let added = Date()
         var shown = ""

@@ -79,7 +79,8 @@ public final class LoopbackNginx {
         process.waitUntilExit()
     }
 
-    static func canConnect(_ port: Int) -> Bool {
+    /// Something listens on this port of 127.0.0.1.
+    public static func canConnect(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
