@@ -44,6 +44,9 @@ final class Connection {
         case failed(FailReason)
         /// A mirror's answer is another file (size, validator).
         case otherFile(String)
+        /// A new limit is so low that this connection's reads overshoot it: it makes way for
+        /// one with smaller reads at the same offset.
+        case readsTooLargeForLimit
         case stopped
     }
 
@@ -96,7 +99,6 @@ final class Connection {
         // curl's default, said out loud: credentials never follow a redirect to another host or port.
         tdl_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0)
         tdl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.bufferSize)
         tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         // A transfer below 1 KB/s for the stall time is reconnected and resumed.
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
@@ -156,7 +158,29 @@ final class Connection {
     // overshoots badly on fast links. A token bucket in the write callback is exact: when the
     // budget is spent the callback pauses the transfer, and the loop resumes it as tokens return.
 
-    static let bufferSize = 512 * 1024
+    // A read of the network is taken whole, so its size is the limit's grain: 512 KiB under
+    // 2 KB/s was minutes of the limit at once and then nothing. Under a limit a read is about
+    // half a second of the connection's share (curl reads at least 1 KiB).
+    static let fullReadSize = 512 * 1024
+    static let smallestReadSize = 1024
+    private(set) var readSize = Connection.fullReadSize
+    /// Set once the transfer may have started: its read size no longer changes.
+    private var readSizeFixed = false
+    /// The limit fell far below what this connection's reads bring at once.
+    private(set) var makesWayForSmallerReads = false
+
+    static func readSize(forShare share: Int64?) -> Int {
+        guard let share else { return fullReadSize }
+        return Int(min(max(share / 2, Int64(smallestReadSize)), Int64(fullReadSize)))
+    }
+
+    /// Fixes the read size for the share the connection has now. Before its transfer starts.
+    func fixReadSize() {
+        readSize = Self.readSize(forShare: rateLimit)
+        readSizeFixed = true
+        tdl_setopt_long(handle, CURLOPT_BUFFERSIZE, readSize)
+    }
+
     /// Body bytes taken but not yet written, and where they go (see `FileDownload.write`).
     var pending: [UInt8] = []
     var pendingOffset: Int64 = 0
@@ -175,6 +199,14 @@ final class Connection {
     func setRateLimit(_ bytesPerSecond: Int64?) {
         if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
         rateLimit = bytesPerSecond
+        if readSizeFixed && Self.readSize(forShare: bytesPerSecond) * 4 < readSize {
+            // It ends at its next read (see `receiveBody`), even if that read waits for tokens now.
+            makesWayForSmallerReads = true
+            if isPaused {
+                isPaused = false
+                if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
+            }
+        }
         // A lifted limit lets a paused transfer go at once: without limits the loop no longer
         // refills (and so unpauses) anything.
         if bytesPerSecond == nil && isPaused {
@@ -274,6 +306,10 @@ final class Connection {
             isPausedForTurn = true
             download.engine.pausedForTurn.append(self)
             return tdl_writefunc_pause()
+        }
+        if makesWayForSmallerReads {
+            stopReason = .readsTooLargeForLimit
+            return 0
         }
         if rateLimit != nil {
             if allowance <= 0 {

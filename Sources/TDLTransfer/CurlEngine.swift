@@ -193,10 +193,11 @@ public final class CurlEngine: TransferEngine {
     }
 
     func add(_ connection: Connection) {
-        curl_multi_add_handle(multi, connection.handle)
         connection.holdsHostSlot = true
         connectionsPerHost[connection.origin, default: 0] += 1
         applyRateLimits()
+        connection.fixReadSize()
+        curl_multi_add_handle(multi, connection.handle)
     }
 
     func remove(_ connection: Connection) {

@@ -586,6 +586,8 @@ final class FileDownload {
             return failNow(.unknown("no mirror left that serves this file: the last one has \(why)"))
         case .stopped?:
             return
+        case .readsTooLargeForLimit?:
+            return fillConnections()
         default:
             break
         }
@@ -600,7 +602,7 @@ final class FileDownload {
         case .rangeIgnored?: return mismatch(of: connection) ?? "it ignored the range"
         case .rangeNotSatisfiable?: return "it does not have those bytes (416)"
         case .httpError(let code, _)?: return FailReason.httpStatus(code).message
-        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?: return nil
+        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?, .readsTooLargeForLimit?: return nil
         case nil: return Self.reason(for: result, connection: connection).message
         }
     }

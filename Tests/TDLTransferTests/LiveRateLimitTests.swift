@@ -27,3 +27,46 @@ final class LiveRateLimitTests: XCTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("live.bin")), try Processes.sha256(ofFile: site.file("live.bin")))
     }
 }
+
+/// Under a limit far below one read of the network (2 KB/s over 8 connections), the speed a
+/// row shows after a few seconds is the limit, not the first reads averaged since the start.
+final class LowRateLimitSpeedTests: XCTestCase {
+    func testTheShownSpeedIsWithinALowLimitAfterAFewSeconds() throws {
+        let site = TemporaryDirectory("tdl-low-limit")
+        try TestFiles.make(site.file("slow.bin"), size: 4_000_000, seed: 72)
+        let nginx = try LoopbackNginx(root: site.path)
+        let harness = EngineHarness(connections: 8)
+        let url = nginx.url("slow.bin")
+        harness.manager.setGlobalRateLimit(2_000)
+        harness.manager.add([url])
+        harness.run(for: 8)
+        let received = harness.manager.engine?.liveProgress()[url] ?? 0
+        let speed = harness.manager.activity[url]?.speed ?? 0
+        // 8 s at 2 KB/s is 16 KB; the first reads of 8 connections may add a few KB.
+        XCTAssertLessThan(received, 32_000, "the limit held from the start")
+        XCTAssertGreaterThan(speed, 1_000, "the row shows a speed near the limit")
+        XCTAssertLessThan(speed, 3_000, "the row shows a speed near the limit")
+    }
+
+    /// The same when the limit falls while the download runs (`L 2K` on the screen): the
+    /// connections' larger reads do not carry on at the old pace.
+    func testALimitLoweredWhileRunningHoldsAndShows() throws {
+        let site = TemporaryDirectory("tdl-low-limit")
+        try TestFiles.make(site.file("slowed.bin"), size: 20_000_000, seed: 73)
+        let nginx = try LoopbackNginx(root: site.path)
+        let harness = EngineHarness(connections: 8)
+        let url = nginx.url("slowed.bin")
+        harness.manager.setGlobalRateLimit(1_000_000)
+        harness.manager.add([url])
+        harness.run(for: 2)
+        harness.manager.setGlobalRateLimit(2_000)
+        let before = harness.manager.engine?.liveProgress()[url] ?? 0
+        harness.run(for: 8)
+        let after = harness.manager.engine?.liveProgress()[url] ?? 0
+        let speed = harness.manager.activity[url]?.speed ?? 0
+        XCTAssertGreaterThan(before, 500_000, "it ran at the first limit")
+        XCTAssertLessThan(after - before, 32_000, "8 s at 2 KB/s once lowered")
+        XCTAssertGreaterThan(speed, 1_000, "the row shows a speed near the new limit")
+        XCTAssertLessThan(speed, 3_000, "the row shows a speed near the new limit")
+    }
+}
