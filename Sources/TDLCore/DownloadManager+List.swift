@@ -24,7 +24,7 @@ extension DownloadManager {
     /// Sorts the whole list again (the sectioning or the names changed); arranged by hand, nothing moves.
     func resort() {
         guard case .sorted(let key, let order) = list.arrangement else { return }
-        list.sort(by: sorter(key, order), tasks: &tasks)
+        tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
     }
 
     /// Lists tasks that are new to the list (added, restored): where the sort puts them, or at
@@ -32,7 +32,7 @@ extension DownloadManager {
     func place(_ urls: [String], atManualIndex manualIndex: ListIndex) {
         switch list.arrangement {
         case .manual: list.insertManual(urls, at: manualIndex)
-        case .sorted(let key, let order): list.insertSorted(urls, by: sorter(key, order), tasks: &tasks)
+        case .sorted(let key, let order): tasks.preparingSortNames { list.insertSorted(urls, by: sorter(key, order), tasks: &$0) }
         }
     }
 
@@ -50,7 +50,7 @@ extension DownloadManager {
     /// Moves one task to where the sort now puts it (its name or size became known).
     func reposition(_ url: String) {
         guard case .sorted(let key, let order) = list.arrangement,
-              list.reposition(url, by: sorter(key, order), tasks: &tasks) else { return }
+              tasks.preparingSortNames({ list.reposition(url, by: sorter(key, order), tasks: &$0) }) else { return }
         emit(.listChanged)
     }
 
@@ -68,7 +68,7 @@ extension DownloadManager {
     public func arrange(_ arrangement: Arrangement) {
         switch arrangement {
         case .manual: list.arrangeManually()
-        case .sorted(let key, let order): list.sort(by: sorter(key, order), tasks: &tasks)
+        case .sorted(let key, let order): tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
         }
         arrangementChanged()
     }
@@ -117,7 +117,7 @@ extension DownloadManager {
             newSections.append(sortTasks(untitled))
             newTitles.append(ListModel.placeholderTitle)
         }
-        list.adopt(ManualLayout(sections: newSections, titles: newTitles), tasks: tasks)
+        list.adopt(ManualLayout(sections: newSections, titles: newTitles), tasks: tasks.byURL)
         arrangementChanged()
     }
 

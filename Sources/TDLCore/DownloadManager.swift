@@ -28,7 +28,7 @@ public final class DownloadManager {
     public let engine: TransferEngine?
     public let store: SessionStore?
 
-    var tasks: [String: DownloadTask] = [:]
+    var tasks = TaskTable()
     var list: ListModel
     public internal(set) var toDeleteList: [String] = []
     var scheduler = Scheduler()
@@ -92,39 +92,37 @@ public final class DownloadManager {
         var loaded = snapshot.tasks
         snapshot.tasks = [:]
         // Tasks added before the load (none at launch) stay.
-        for (url, task) in tasks where loaded[url] == nil { loaded[url] = task }
-        tasks = loaded
+        for (url, task) in tasks.byURL where loaded[url] == nil { loaded[url] = task }
+        tasks = TaskTable(loaded)
         loaded = [:]
         var runningBefore: [DownloadTask] = []
         for url in snapshot.activeURLs {
-            guard let index = tasks.index(forKey: url) else { continue }
-            let wasDownloading = tasks.values[index].state == .downloading
+            guard let wasDownloading = tasks[url].map({ $0.state == .downloading }) else { continue }
             // The states change in place, by the lifecycle table's launch rules.
             if restoring {
-                if reconcileFinished(&tasks.values[index]) {
+                if reconcileFinished(&tasks[url]!) {
                     saves.taskChanged(url)
                 } else if wasDownloading {
                     if crashed { interrupted += 1 }
                     let event: LifecycleEvent = !crashed ? .relaunchAfterCleanQuit
                         : settings.resumeInterruptedOnLaunch ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
-                    tasks.values[index].state = Self.launchState(of: .downloading, event)
+                    tasks[url]!.state = Self.launchState(of: .downloading, event)
                     saves.taskChanged(url)
-                    if tasks.values[index].state == .waiting && tasks.values[index].deletedAt == nil {
-                        runningBefore.append(tasks.values[index])
+                    if let task = tasks[url], task.state == .waiting && task.deletedAt == nil {
+                        runningBefore.append(task)
                     }
                 }
             } else if wasDownloading {
                 // Nothing downloads it while this process reads the session: it waits (as the
                 // store keeps it, so the next launch starts it first again).
-                tasks.values[index].state = Self.launchState(of: .downloading, .readWithoutDownloading)
+                tasks[url]!.state = Self.launchState(of: .downloading, .readWithoutDownloading)
             }
-            let state = tasks.values[index].state
-            if state.isActive && tasks.values[index].deletedAt == nil { trackState(url, state) }
+            if let task = tasks[url], task.state.isActive && task.deletedAt == nil { trackState(url, task.state) }
         }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         switch settings.arrangement {
-        case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks)
-        case .sorted(let key, let order): list.sort(by: sorter(key, order), tasks: &tasks)
+        case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
+        case .sorted(let key, let order): tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
         }
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off.
@@ -160,7 +158,7 @@ public final class DownloadManager {
 
     /// Writes what changed since the last call in one transaction.
     public func flush() {
-        guard let store, let changes = saves.take(tasks: tasks, list: list, at: clock()) else { return }
+        guard let store, let changes = saves.take(tasks: tasks.byURL, list: list, at: clock()) else { return }
         do {
             try store.commit(changes)
             lastError = nil
@@ -270,12 +268,8 @@ public final class DownloadManager {
         emit(.taskChanged(url))
     }
 
-    public var counts: [TaskState: Int] {
-        let trash = Set(toDeleteList)
-        var result: [TaskState: Int] = [:]
-        for task in tasks.values where !trash.contains(task.url) { result[task.state, default: 0] += 1 }
-        return result
-    }
+    /// Tasks of the list (not the trash) by state.
+    public var counts: [TaskState: Int] { tasks.countsByState }
 
     // MARK: - Adding
 

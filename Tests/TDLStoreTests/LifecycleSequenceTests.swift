@@ -29,7 +29,7 @@ enum LifecycleRule: String, CaseIterable, Comparable {
     case limitRespected, freeSlotIsUsed, startOrderIsAddOrder, engineAgrees
     case limitDisplacedWait, trashKeepsState, addAgainRedownloads, addAgainLeavesTrash
     case cleanQuitNotInterrupted, cleanQuitResumes, noDownloadingAfterQuit
-    case storeMatchesMemory, rerunReusesOwnPart, deletionsAreDurable
+    case storeMatchesMemory, rerunReusesOwnPart, deletionsAreDurable, countsAgree
     /// Not checked by itself: while known, sequences never delete the part file of a running
     /// download (what follows shows up under the rules above).
     case deletedRunningPartIsSafe
@@ -57,6 +57,7 @@ enum LifecycleRule: String, CaseIterable, Comparable {
         case .storeMatchesMemory: return "a fresh store + manager load equals memory after a flush"
         case .rerunReusesOwnPart: return "a rerun reuses its own part file instead of a new name"
         case .deletionsAreDurable: return "after a crash no record comes back that needs files tdl already deleted (purge, restart)"
+        case .countsAgree: return "the counts by state the header shows are those of the list's tasks (not the trash)"
         case .deletedRunningPartIsSafe: return "deleting a running download's part file behind tdl's back harms no other task"
         }
     }
@@ -894,6 +895,12 @@ enum LifecycleRunner {
             } else if !world.foreign.contains(path) && !tasks.contains(where: { $0.state == .finished && $0.filePath == path }) {
                 world.note(.noStrayFile, "\(world.rel(path)) belongs to no finished task")
             }
+        }
+
+        var counted: [TaskState: Int] = [:]
+        for task in tasks where task.deletedAt == nil { counted[task.state, default: 0] += 1 }
+        if manager.counts != counted {
+            world.note(.countsAgree, "the header counts \(manager.counts) but the list holds \(counted)")
         }
 
         // The scheduler.
