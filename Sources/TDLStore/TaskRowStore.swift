@@ -37,6 +37,10 @@ public final class TaskRowStore: SessionStore {
         let session = base.session
         return try base.readMovingDamageAside {
             try base.dbQueue.read { db in try SQLiteSessionStore.explained(db) {
+                // The task table's first and last pages, through its root: a new row goes there,
+                // and damage on that path is found now and moved aside as a whole load finds it,
+                // not by the commit. Damage elsewhere waits for a load that reads it.
+                _ = try Row.fetchOne(db, sql: "SELECT (SELECT min(rowid) FROM task), (SELECT max(rowid) FROM task)")
                 var snapshot = SessionSnapshot(settings: try SettingsRecord.load(db, session: session))
                 let taskQuery = try db.cachedStatement(sql: "SELECT \(TaskRecord.selectColumns) FROM task WHERE session = ? AND url = ?")
                 let segmentQuery = try db.cachedStatement(sql: """
