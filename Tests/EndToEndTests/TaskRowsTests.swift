@@ -10,9 +10,16 @@ final class TaskRowsTests: XCTestCase {
 
     func url(_ path: String) -> String { "http://127.0.0.1:9/\(path)" }
 
+    /// `add -o NAME URL` is written for `add -i -` with `URL` and `  out=NAME` on its input.
     @discardableResult
-    func tdl(_ arguments: [String], _ home: String, whole: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> Processes.Result {
-        try Processes.tdl(arguments, home: home, environment: whole ? ["TDL_WHOLE_SESSION": "1"] : ["TDL_WHOLE_SESSION": "0"])
+    func tdl(_ arguments: [String], _ home: String, whole: Bool = false) throws -> Processes.Result {
+        var arguments = arguments
+        var input: String?
+        if let o = arguments.firstIndex(of: "-o") {
+            input = "\(arguments.removeLast())\n  out=\(arguments[o + 1])\n"
+            arguments.replaceSubrange(o ... o + 1, with: ["-i", "-"])
+        }
+        return try Processes.tdl(arguments, home: home, environment: ["TDL_WHOLE_SESSION": whole ? "1" : "0"], stdin: input)
     }
 
     func sql(_ database: String, _ statement: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -209,7 +216,8 @@ final class TaskRowsTests: XCTestCase {
         try makeSession(home: home.path, downloads: downloads.path)
         let g = url("shared.bin")
         XCTAssertEqual(try tdl(["rm", g], home.path).stdout, "moved to the trash \(g)\n")
-        XCTAssertEqual(try Processes.tdl(["list", "--trash"], home: home.path).stdout.split(separator: "\n").count, 1)
+        let trash = try Processes.tdl(["list", "--trash"], home: home.path).stdout
+        XCTAssertEqual(trash.split(separator: "\n").filter { $0.hasSuffix(g) }.count, 1, trash)
         XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("shared.bin.part")))
         XCTAssertEqual(try tdl(["resume", g], home.path).stdout, "resumed \(g)\n")
         XCTAssertEqual(try Processes.tdl(["list", "--trash"], home: home.path).stdout, "")
