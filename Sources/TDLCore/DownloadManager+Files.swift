@@ -17,8 +17,7 @@ extension DownloadManager {
         let leaving = Set(urls)
         var claimedByOthers = Set<String>()
         for task in tasks.values where !leaving.contains(task.url) {
-            // A name an unfinished task never recorded is only a suggestion: not a claim.
-            if let path = task.state == .finished ? task.filePath : task.ownPartPath { claimedByOthers.insert(path) }
+            if let path = Self.ownedFile(of: task) { claimedByOthers.insert(path) }
         }
         var files: [OwnedFile] = []
         for url in urls {
@@ -26,11 +25,18 @@ extension DownloadManager {
             var paths: [String] = []
             if let own = task.ownPartPath { paths.append(own) }
             if task.state == .finished && !keepFinished { paths.append(task.filePath) }
-            for path in paths where !claimedByOthers.contains(path) && FileManager.default.fileExists(atPath: path) {
+            for path in paths where !claimedByOthers.contains(path) && FileManager.default.fileExists(atPath: path)
+                && !isClaimedOutside(path, by: { Self.ownedFile(of: $0) == path }) {
                 files.append(OwnedFile(url: url, path: path))
             }
         }
         return files
+    }
+
+    /// The file a task would keep from deletion: a name an unfinished task never recorded is
+    /// only a suggestion, not a claim.
+    static func ownedFile(of task: DownloadTask) -> String? {
+        task.state == .finished ? task.filePath : task.ownPartPath
     }
 
     /// Saves what the caller changed, then deletes the files; when the save failed they stay

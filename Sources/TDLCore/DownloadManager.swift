@@ -186,6 +186,16 @@ public final class DownloadManager {
     func isNameTaken(_ path: String, except url: String) -> Bool {
         if claims == nil { claims = NameClaims(tasks.values) }
         return claims!.isTaken(path, except: url)
+            || isClaimedOutside(path) { $0.url != url && NameClaims.path(of: $0) == path }
+    }
+
+    /// Whether a task the store did not load (see `SessionStore.unloadedTasks`) claims `path`
+    /// by `claims`. A store that cannot answer counts as a claim: a name is then refused and
+    /// a file kept, never one taken or deleted under another task.
+    func isClaimedOutside(_ path: String, by claims: (DownloadTask) -> Bool) -> Bool {
+        guard let store else { return false }
+        guard let others = try? store.unloadedTasks(mayOwning: path) else { return true }
+        return others.contains { tasks[$0.url] == nil && claims($0) }
     }
 
     func markSettingsDirty() { saves.settingsChanged(settings) }

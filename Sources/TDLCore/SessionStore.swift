@@ -96,4 +96,13 @@ public struct SessionChanges: Sendable {
 public protocol SessionStore: AnyObject {
     func load() throws -> SessionSnapshot
     func commit(_ changes: SessionChanges) throws
+    /// Tasks of the session that `load` did not give (a store that gives only the rows a
+    /// command names) and that may own the file or part file at `path`: more rather than
+    /// fewer, the caller checks each.
+    func unloadedTasks(mayOwning path: String) throws -> [DownloadTask]
+}
+
+extension SessionStore {
+    /// A store that loads the whole session leaves no task out.
+    public func unloadedTasks(mayOwning path: String) throws -> [DownloadTask] { [] }
 }

@@ -246,6 +246,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// found on open, and the session starts empty (`recoveryNotice` says so); a read-only
     /// store reports it instead.
     public func load() throws -> SessionSnapshot {
+        try readMovingDamageAside { try read() }
+    }
+
+    /// Runs a read of the session; damage it finds moves the file aside (see `load`).
+    func readMovingDamageAside(_ read: () throws -> SessionSnapshot) throws -> SessionSnapshot {
         try Self.reported(path) {
             do {
                 return try read()
@@ -294,9 +299,14 @@ public final class SQLiteSessionStore: SessionStore {
     // MARK: - Writing
 
     public func commit(_ changes: SessionChanges) throws {
-        guard !changes.isEmpty else { return }
+        try commit(changes, with: nil)
+    }
+
+    /// Commits `changes` and what `more` writes in one transaction.
+    func commit(_ changes: SessionChanges, with more: ((Database) throws -> Void)?) throws {
+        guard !changes.isEmpty || more != nil else { return }
         do {
-            try write(changes)
+            try write(changes, more)
         } catch {
             // A rolled-back transaction leaves the counts unknown: ask the file again next time.
             writtenSegmentCounts = [:]
@@ -308,7 +318,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    private func write(_ changes: SessionChanges) throws {
+    private func write(_ changes: SessionChanges, _ more: ((Database) throws -> Void)?) throws {
         // The transaction inside `explained`: a failing COMMIT gets its reason too.
         try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try db.inTransaction {
             for url in changes.removed {
@@ -333,6 +343,7 @@ public final class SQLiteSessionStore: SessionStore {
             if let layout = changes.manualLayout {
                 try writeLayout(layout, db)
             }
+            try more?(db)
             return .commit
         } } }
     }

@@ -79,6 +79,16 @@ enum Schema {
                 ALTER TABLE task DROP COLUMN rateLimit;
                 """)
         }
+        // A command that changes a few tasks reads and writes their rows alone (`TaskRowStore`):
+        // who owns a file name, and the top of a section arranged by hand, are then looked up
+        // here instead of in every task.
+        migrator.registerMigration("v3: row lookups") { db in
+            try db.execute(sql: """
+                CREATE INDEX task_fileName ON task(session, fileName);
+                CREATE INDEX task_completedPath ON task(session, completedPath);
+                CREATE INDEX layoutRow_place ON layoutRow(session, section, row);
+                """)
+        }
         return migrator
     }
 }

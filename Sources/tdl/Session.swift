@@ -25,9 +25,11 @@ final class Session {
     /// nobody runs). With neither, the command only reads: it creates nothing (no home, no
     /// database, no lock file) and moves nothing aside.
     /// `runOnly` names the only downloads that may start (see `DownloadManager.runOnly`),
-    /// also among those a launch would resume.
+    /// also among those a launch would resume. `onlyTasks` loads those tasks alone (see
+    /// `TaskRowStore`), where the session allows it, for a command that changes nothing else.
     init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
-         transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil) throws {
+         transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
+         onlyTasks: [String]? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
@@ -53,7 +55,8 @@ final class Session {
             throw CLIError.store(error.description)
         }
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
-        manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: store)
+        let rows = store.flatMap { store in onlyTasks.flatMap { TaskRowStore(store, urls: $0) } }
+        manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: rows ?? store)
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         if let runOnly { manager.runOnly(runOnly) }
         do {

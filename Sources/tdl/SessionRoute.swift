@@ -19,7 +19,8 @@ enum SessionRoute {
             case .nobodyListens:
                 do {
                     // Not restoring: the next tdl that downloads is the one to say what a crash cut off.
-                    let session = try Session(options: options, downloading: false, locking: true, restoring: false)
+                    let session = try Session(options: options, downloading: false, locking: true, restoring: false,
+                                              onlyTasks: tasksAlone(request))
                     if let notice = session.notice { warn(notice) }
                     return ControlActions.perform(request, on: session.manager)
                 } catch CLIError.sessionInUse(let name) {
@@ -28,6 +29,16 @@ enum SessionRoute {
                 }
             }
         }
+    }
+
+    /// The tasks a request changes when it can be carried out on their rows alone; nil when it
+    /// needs the whole session: `--all` (every task in a state) and `status` without URLs (every
+    /// active task) ask about all of them. `TDL_WHOLE_SESSION=1` loads the whole session for
+    /// every request, to compare the two.
+    static func tasksAlone(_ request: ControlRequest) -> [String]? {
+        if ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] == "1" { return nil }
+        guard request.all != true, !request.items.isEmpty else { return nil }
+        return request.items.map(\.url)
     }
 
     /// Prints a reply the way every command does and exits with its status.
