@@ -51,12 +51,11 @@ struct ListRenderer {
     /// The rows of the list view, sections with their counts, filtered by name or URL (its host, its path).
     func entries(filter: String) -> [ListEntry] {
         var result: [ListEntry] = []
-        let needle = filter.lowercased()
+        let filter = TextFilter(filter)
         let showHeaders = manager.sectionCount > 1 || manager.titleForHeaderInSection(0) != nil
         for (s, section) in manager.downloadList.enumerated() {
-            let rows = needle.isEmpty ? section : section.filter {
-                (manager.displayName(of: $0) ?? "").lowercased().contains(needle)
-                    || URLCheck.withoutPassword($0).lowercased().contains(needle)
+            let rows = filter.isEmpty ? section : section.filter {
+                filter.matches(manager.displayName(of: $0) ?? "") || filter.matches(URLCheck.withoutPassword($0))
             }
             if showHeaders {
                 result.append(.section(index: s, title: manager.titleForHeaderInSection(s) ?? "Downloads", count: rows.count))
