@@ -46,7 +46,9 @@ public final class RPCServer: @unchecked Sendable {
         self.rpc = rpc
         self.limits = limits
         host = listenAll ? "0.0.0.0" : "127.0.0.1"
-        inbox = try LoopInbox()
+        // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
+        let engine = UncheckedBox(rpc.manager.engine)
+        inbox = try LoopInbox(wake: { engine.value?.wakeUp() })
         deadlines = Deadlines(seconds: limits.secondsPerRequest)
         guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
         let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
