@@ -68,17 +68,24 @@ public final class Aria2RPC {
 
     /// The answer to one request body: a call, or a batch (a JSON array of calls).
     public func answer(to body: Data) -> Data {
-        let request: JSON
-        do {
-            request = try JSON.parse(body)
-        } catch {
-            return Self.errorResponse(id: .null, RPCFault(-32700, "Parse error.")).serialized
-        }
+        guard let request = Self.request(body) else { return Self.parseError.serialized }
+        return answer(request: request).serialized
+    }
+
+    /// A request body's JSON, nil when it is not JSON (answer `parseError`). Needs no manager:
+    /// the server's threads parse, so the loop only carries out the calls.
+    public static func request(_ body: Data) -> JSON? { try? JSON.parse(body) }
+
+    public static let parseError = errorResponse(id: .null, RPCFault(-32700, "Parse error."))
+
+    /// The answer to a parsed request: a call, or a batch (a JSON array of calls). Its bytes
+    /// are written by the caller (off the loop, in the server).
+    public func answer(request: JSON) -> JSON {
         if case .array(let calls) = request {
-            guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")).serialized }
-            return JSON.array(calls.map(answer(call:))).serialized
+            guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")) }
+            return JSON.array(calls.map(answer(call:)))
         }
-        return answer(call: request).serialized
+        return answer(call: request)
     }
 
     public func answer(call request: JSON) -> JSON {
