@@ -2,8 +2,9 @@ import Foundation
 
 /// Which tasks hold a download slot and which wait for one, and the start order: the waiting
 /// task of lowest rank starts first, its add time unless it was moved by hand (a relaunch
-/// starts what ran before ahead of it, see `DownloadManager.load`). It knows nothing of engines, files or the list; the manager tells
-/// it every state change and asks it what starts next.
+/// starts what ran before ahead of it, see `DownloadManager.load`). It knows nothing of
+/// engines, files or the list; the manager tells it every state change and asks it what
+/// starts next.
 struct Scheduler {
     /// Downloading tasks whose bytes are all in wait to be made durable without holding a slot
     /// (see `TransferEvent.finishing`), up to this many: a disk slower than the network must
