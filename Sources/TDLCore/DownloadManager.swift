@@ -355,7 +355,8 @@ public final class DownloadManager {
 
     // MARK: - State changes
 
-    /// A task's place in the waiting queue (nil for a URL the manager does not know).
+    /// A task's place in the waiting queue by add time (nil for a URL the manager does not
+    /// know); the scheduler puts a task moved by hand where it was moved.
     func waitingEntry(_ url: String) -> WaitingQueue.Entry? {
         tasks[url].map { WaitingQueue.Entry(addTime: $0.addTime, url: url) }
     }
@@ -489,7 +490,7 @@ public final class DownloadManager {
         finishBatch()
     }
 
-    /// Starts waiting tasks in add-time order while slots are free.
+    /// Starts waiting tasks in start order (add time unless moved) while slots are free.
     func schedule() {
         // Without an engine (tdl add, tdl list) tasks wait for the next tdl that downloads.
         guard engine != nil, hasFreeSlot, !scheduler.waiting.isEmpty else { return }

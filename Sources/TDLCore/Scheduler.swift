@@ -1,9 +1,10 @@
 import Foundation
 
-/// Which tasks hold a download slot and which wait for one, and the start order: the oldest
-/// waiting task by add time starts first (a relaunch starts what ran before ahead of it, see
-/// `DownloadManager.load`). It knows nothing of engines, files or the list; the manager tells
-/// it every state change and asks it what starts next.
+/// Which tasks hold a download slot and which wait for one, and the start order: the waiting
+/// task of lowest rank starts first, its add time unless it was moved by hand (a relaunch
+/// starts what ran before ahead of it, see `DownloadManager.load`). It knows nothing of
+/// engines, files or the list; the manager tells it every state change and asks it what
+/// starts next.
 struct Scheduler {
     /// Downloading tasks whose bytes are all in wait to be made durable without holding a slot
     /// (see `TransferEvent.finishing`), up to this many: a disk slower than the network must
@@ -20,11 +21,39 @@ struct Scheduler {
     private(set) var focus: Set<String>?
     /// The waiting tasks of `focus`, in start order: a pick does not pass over the backlog.
     private var focusQueue = WaitingQueue()
+    /// Start ranks given by hand (aria2's changePosition), for this run; the others rank by add time.
+    private var movedRanks: [String: Double] = [:]
 
-    /// Follows a task's new state. `entry` gives its place in the queue when it starts waiting.
+    /// Where a task stands in the start order: the lowest waiting one starts first.
+    func rank(of url: String, addTime: Date) -> Double {
+        movedRanks[url] ?? addTime.timeIntervalSinceReferenceDate
+    }
+
+    /// Gives tasks new ranks; the waiting ones are queued again under them (their old entries
+    /// go stale).
+    mutating func setRanks(_ ranks: [String: Double], entry: (String) -> WaitingQueue.Entry?) {
+        movedRanks.merge(ranks) { $1 }
+        for url in ranks.keys where waiting.contains(url) {
+            guard let entry = entry(url).map(placed) else { continue }
+            queue.insert(entry)
+            if focus?.contains(url) == true { focusQueue.insert(entry) }
+        }
+    }
+
+    /// An entry by add time, at its task's place if the task was moved.
+    private func placed(_ entry: WaitingQueue.Entry) -> WaitingQueue.Entry {
+        movedRanks[entry.url].map { WaitingQueue.Entry(rank: $0, url: entry.url) } ?? entry
+    }
+
+    /// Whether an entry carries its task's rank (not one it had before a move).
+    private func isCurrent(_ entry: WaitingQueue.Entry) -> Bool {
+        movedRanks[entry.url].map { $0 == entry.rank } ?? true
+    }
+
+    /// Follows a task's new state. `entry` gives its place in the queue by add time when it starts waiting.
     mutating func track(_ url: String, _ state: TaskState, entry: () -> WaitingQueue.Entry?) {
         if state == .waiting {
-            if waiting.insert(url).inserted, let entry = entry() {
+            if waiting.insert(url).inserted, let entry = entry().map(placed) {
                 queue.insert(entry)
                 if focus?.contains(url) == true { focusQueue.insert(entry) }
             }
@@ -63,12 +92,12 @@ struct Scheduler {
     /// The next waiting task that `canStart` (tasks in the trash wait without starting), or nil.
     mutating func next(canStart: (String) -> Bool, entry: (String) -> WaitingQueue.Entry?) -> String? {
         if focus != nil {
-            return focusQueue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: canStart).first
+            return focusQueue.takeOldest(1, isWaiting: { waiting.contains($0) }, isCurrent: isCurrent, canStart: canStart).first
         }
         if queue.count > 2 * waiting.count + 64 {  // mostly stale entries
-            queue.rebuild(waiting.compactMap(entry))
+            queue.rebuild(waiting.compactMap { entry($0).map(placed) })
         }
-        return queue.takeOldest(1, isWaiting: { waiting.contains($0) }, canStart: canStart).first
+        return queue.takeOldest(1, isWaiting: { waiting.contains($0) }, isCurrent: isCurrent, canStart: canStart).first
     }
 
     /// Only `urls` start from now on (added to those already given); nil lifts the focus.
@@ -86,7 +115,7 @@ struct Scheduler {
         }
         if focus == nil { focus = [] }
         for url in added where waiting.contains(url) {
-            if let entry = entry(url) { focusQueue.insert(entry) }
+            if let entry = entry(url).map(placed) { focusQueue.insert(entry) }
         }
     }
 

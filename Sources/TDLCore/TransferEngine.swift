@@ -87,7 +87,8 @@ public protocol TransferEngine: AnyObject {
     /// Runs transfers until `timeoutMs` passes, a watched fd becomes ready, or `wakeUp()` is
     /// called; returns the ready fds among `fds`.
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32>
-    /// Thread-safe: makes a pending `wait` return.
+    /// Thread-safe: makes a pending `wait` return, and a running one end its turn's transfers
+    /// early, so that work another thread handed to the loop does not wait for them.
     func wakeUp()
     /// Called once before exit: stops everything and records the last durable checkpoints.
     func shutdown()

@@ -1,17 +1,28 @@
 import Foundation
 
-/// Waiting tasks, oldest first by add time (the URL breaks ties), kept as a binary heap: a
+/// Waiting tasks, lowest start rank first (add time unless moved by hand; the URL breaks
+/// ties), kept as a binary heap: a
 /// finished download picks the next one in O(log n) instead of a pass over every waiting task,
 /// which was a few percent of the event loop's time for 500 small files.
 ///
 /// The manager's waiting set stays the truth. An entry goes stale when its task stops waiting
-/// and is dropped when it reaches the top; a task that waits again gets a new entry.
+/// or is moved, and is dropped when it reaches the top; a task that waits again or moves gets
+/// a new entry.
 struct WaitingQueue {
     struct Entry: Comparable {
-        let addTime: Date
+        let rank: Double
         let url: String
 
-        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.addTime, lhs.url) < (rhs.addTime, rhs.url) }
+        init(rank: Double, url: String) {
+            self.rank = rank
+            self.url = url
+        }
+
+        init(addTime: Date, url: String) {
+            self.init(rank: addTime.timeIntervalSinceReferenceDate, url: url)
+        }
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.rank, lhs.url) < (rhs.rank, rhs.url) }
     }
 
     private var heap: [Entry] = []
@@ -29,14 +40,16 @@ struct WaitingQueue {
         }
     }
 
-    /// Up to `count` URLs, oldest first, for which `canStart` holds. Entries whose task no
-    /// longer waits are dropped; waiting tasks that cannot start now (in the trash) stay.
-    mutating func takeOldest(_ count: Int, isWaiting: (String) -> Bool, canStart: (String) -> Bool) -> [String] {
+    /// Up to `count` URLs, lowest rank first, for which `canStart` holds. Entries whose task no
+    /// longer waits, or that `isCurrent` says were replaced by a move, are dropped; waiting
+    /// tasks that cannot start now (in the trash) stay.
+    mutating func takeOldest(_ count: Int, isWaiting: (String) -> Bool, isCurrent: (Entry) -> Bool = { _ in true },
+                             canStart: (String) -> Bool) -> [String] {
         var taken: [String] = []
         var kept: [Entry] = []
         var seen = Set<String>()
         while taken.count < count, let top = popMin() {
-            guard isWaiting(top.url), seen.insert(top.url).inserted else { continue }
+            guard isWaiting(top.url), isCurrent(top), seen.insert(top.url).inserted else { continue }
             if canStart(top.url) { taken.append(top.url) } else { kept.append(top) }
         }
         for entry in kept { insert(entry) }

@@ -49,8 +49,11 @@ public final class Aria2RPC {
             case .listChanged, .deleted:
                 self.gidsStale = true
                 self.partition = nil
-            case .taskChanged, .taskSucceeded, .taskFailed:
-                self.partition = nil
+            case .taskChanged(let url), .taskSucceeded(let url, _), .taskFailed(let url, _):
+                // Progress changes no status: the queues stay (rebuilding them is a sort of every task).
+                if let partition = self.partition, partition.statuses[url] != self.manager.task(url).map(Aria2Terms.status) {
+                    self.partition = nil
+                }
             case .saveFailed, .allDownloadsOver:
                 break
             }
@@ -65,17 +68,24 @@ public final class Aria2RPC {
 
     /// The answer to one request body: a call, or a batch (a JSON array of calls).
     public func answer(to body: Data) -> Data {
-        let request: JSON
-        do {
-            request = try JSON.parse(body)
-        } catch {
-            return Self.errorResponse(id: .null, RPCFault(-32700, "Parse error.")).serialized
-        }
+        guard let request = Self.request(body) else { return Self.parseError.serialized }
+        return answer(request: request).serialized
+    }
+
+    /// A request body's JSON, nil when it is not JSON (answer `parseError`). Needs no manager:
+    /// the server's threads parse, so the loop only carries out the calls.
+    public static func request(_ body: Data) -> JSON? { try? JSON.parse(body) }
+
+    public static let parseError = errorResponse(id: .null, RPCFault(-32700, "Parse error."))
+
+    /// The answer to a parsed request: a call, or a batch (a JSON array of calls). Its bytes
+    /// are written by the caller (off the loop, in the server).
+    public func answer(request: JSON) -> JSON {
         if case .array(let calls) = request {
-            guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")).serialized }
-            return JSON.array(calls.map(answer(call:))).serialized
+            guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")) }
+            return JSON.array(calls.map(answer(call:)))
         }
-        return answer(call: request).serialized
+        return answer(call: request)
     }
 
     public func answer(call request: JSON) -> JSON {
@@ -181,8 +191,7 @@ public final class Aria2RPC {
             return .string(gid)
         case "aria2.unpauseAll":
             // In queue order: the oldest gets the free slot.
-            let paused = tasks().filter { Aria2Terms.status(of: $0) == .paused }
-                .sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
+            let paused = currentPartition().waiting.filter { manager.task($0).map(Aria2Terms.status) == .paused }
             manager.resumeTasks(paused, queueIfFull: true)
             return "OK"
         case "aria2.tellStatus":
@@ -303,27 +312,32 @@ public final class Aria2RPC {
 
     struct Partition {
         var active: [String] = []
-        /// Waiting and paused, in the order they start: by add time (a relaunch starts what
-        /// downloaded before first).
+        /// Waiting and paused, in the order they start (`DownloadManager.startRank`: add time
+        /// unless moved; a relaunch starts what downloaded before first).
         var waiting: [String] = []
-        /// Complete, failed and removed.
+        /// Complete, failed and removed, by add time.
         var stopped: [String] = []
+        /// Each task's status when the queues were made: a change of one makes them again.
+        var statuses: [String: Aria2Terms.Status] = [:]
     }
 
     func currentPartition() -> Partition {
         if let partition { return partition }
         var parts = Partition()
-        var waiting: [DownloadTask] = [], stopped: [DownloadTask] = []
+        var waiting: [(rank: Double, url: String)] = [], stopped: [(rank: Double, url: String)] = []
+        parts.statuses.reserveCapacity(manager.taskCount)
         for task in tasks() {
-            switch Aria2Terms.status(of: task) {
+            let status = Aria2Terms.status(of: task)
+            parts.statuses[task.url] = status
+            switch status {
             case .active: parts.active.append(task.url)
-            case .waiting, .paused: waiting.append(task)
-            case .complete, .error, .removed: stopped.append(task)
+            case .waiting, .paused: waiting.append((manager.startRank(of: task.url) ?? 0, task.url))
+            case .complete, .error, .removed: stopped.append((task.addTime.timeIntervalSinceReferenceDate, task.url))
             }
         }
         parts.active.sort()
-        parts.waiting = waiting.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
-        parts.stopped = stopped.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
+        parts.waiting = waiting.sorted { ($0.rank, $0.url) < ($1.rank, $1.url) }.map(\.url)
+        parts.stopped = stopped.sorted { ($0.rank, $0.url) < ($1.rank, $1.url) }.map(\.url)
         partition = parts
         return parts
     }
@@ -478,11 +492,10 @@ public final class Aria2RPC {
         }
         var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil)
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
+        var position: Int?
         if p.values.count > 2 {
-            guard let position = p.int(2), position >= 0 else { throw RPCFault.badParams }
-            guard position >= currentPartition().waiting.count else {
-                throw RPCFault(1, "tdl starts waiting downloads in the order they were added: a new one goes last (position \(currentPartition().waiting.count))")
-            }
+            guard let given = p.int(2), given >= 0 else { throw RPCFault.badParams }
+            position = given
         }
         if let dir = options.directory {
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -495,17 +508,21 @@ public final class Aria2RPC {
         // aria2's pause=true: added, but waiting for an unpause.
         if p.values.count > 1, p.values[1]["pause"]?.string == "true" {
             manager.pauseTasks([added])
-            gids[Aria2Terms.gid(of: added)] = added
-            return .string(Aria2Terms.gid(of: added))
-        }
-        // Asked for again: a task in the trash or a stopped one downloads again, as a new aria2 download would.
-        if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
+        } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
+            // Asked for again: a task in the trash or a stopped one downloads again, as a new aria2 download would.
             manager.resumeTasks([added], queueIfFull: true)
+        }
+        // One that started at once is not in the queue: there is nothing to place.
+        if let position, currentPartition().waiting.contains(added) {
+            move(added, to: position)
         }
         gids[Aria2Terms.gid(of: added)] = added
         return .string(Aria2Terms.gid(of: added))
     }
 
+    /// Moves a download in the waiting queue (waiting and paused, in start order) as aria2
+    /// does: to `pos` from the start, from where it is, or from the end, kept inside the
+    /// queue; answers where it landed. Waiting downloads start in the new order.
     func changePosition(_ p: inout Params) throws -> JSON {
         let (gid, url) = try task(&p)
         guard let pos = p.int(1), let how = p.string(2) else { throw RPCFault.badParams }
@@ -518,11 +535,22 @@ public final class Aria2RPC {
         case "POS_END": target = queue.count - 1 + pos
         default: throw RPCFault.badParams
         }
-        let clamped = max(0, min(queue.count - 1, target))
-        guard clamped == current else {
-            throw RPCFault(1, "tdl starts waiting downloads in the order they were added: GID#\(gid) stays at \(current)")
-        }
-        return .number(Double(current))
+        return .number(Double(move(url, to: target)))
+    }
+
+    /// Moves a download of the waiting queue to `target`, kept inside the queue; returns where it landed.
+    @discardableResult
+    func move(_ url: String, to target: Int) -> Int {
+        var queue = currentPartition().waiting
+        guard let current = queue.firstIndex(of: url) else { return 0 }
+        let landed = max(0, min(queue.count - 1, target))
+        guard landed != current else { return landed }
+        queue.remove(at: current)
+        manager.moveInStartOrder(url, after: landed > 0 ? queue[landed - 1] : nil,
+                                 before: landed < queue.count ? queue[landed] : nil)
+        queue.insert(url, at: landed)
+        partition?.waiting = queue
+        return landed
     }
 
     func changeUri(_ p: inout Params) throws -> JSON {

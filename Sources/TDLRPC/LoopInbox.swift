@@ -6,7 +6,9 @@ import Glibc
 
 /// Work handed to the event loop from other threads: a locked queue, and a pipe the loop
 /// watches (`watched`) so that a posted job wakes it at once. Only the loop runs the jobs
-/// (`runJobs`), so they may use the manager; the threads that post never touch it.
+/// (`runJobs`), so they may use the manager; the threads that post never touch it. A loop
+/// busy with transfers does not look at the pipe until their turn ends: `wake` (the engine's
+/// `wakeUp`) ends that turn early.
 public final class LoopInbox: @unchecked Sendable {
     private let lock = NSLock()
     private var jobs: [() -> Void] = []
@@ -14,8 +16,10 @@ public final class LoopInbox: @unchecked Sendable {
     private let readFD: Int32
     private let writeFD: Int32
     private var closed = false
+    private let wake: @Sendable () -> Void
 
-    public init() throws {
+    public init(wake: @escaping @Sendable () -> Void = {}) throws {
+        self.wake = wake
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw RPCServerError("cannot create a pipe: \(String(cString: strerror(errno)))") }
         for fd in fds {
@@ -38,12 +42,14 @@ public final class LoopInbox: @unchecked Sendable {
     public func post(_ job: @escaping () -> Void) {
         lock.lock()
         jobs.append(job)
-        if !signalled {
+        let first = !signalled
+        if first {
             signalled = true
             var byte: UInt8 = 1
             _ = write(writeFD, &byte, 1)
         }
         lock.unlock()
+        if first { wake() }
     }
 
     /// From an async context: runs `work` on the loop and returns its result.

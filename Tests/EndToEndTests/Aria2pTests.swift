@@ -213,6 +213,39 @@ final class Aria2pTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
     }
 
+    /// aria2p's "move to top" reorders tdl's waiting queue, and the slot that frees starts the
+    /// download moved, not the one added first.
+    func testADownloadMovedToTheTopStartsNext() throws {
+        try startServe()
+        let script = site.file("move.py")
+        try """
+            import aria2p, json, sys, time
+            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1])))
+            api.set_global_options({"max-concurrent-downloads": "1"})
+            running = api.add_uris([sys.argv[2]])
+            first, second = api.add_uris([sys.argv[3]]), api.add_uris([sys.argv[4]])
+            def waiting():
+                return [d.gid for d in api.get_downloads() if d.status == "waiting"]
+            before = waiting()
+            second.move_to_top()
+            after = waiting()
+            api.remove([running])
+            end, active = time.time() + 30, []
+            while not active and time.time() < end:
+                active = [d.gid for d in api.get_downloads() if d.status == "active"]
+                time.sleep(0.05)
+            print(json.dumps({"before": before, "after": after, "active": active, "gids": [first.gid, second.gid]}))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.run(python, [script, String(port), nginx.url("big.bin"), nginx.url("small.bin"), nginx.url("other.bin")],
+                                       timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String]], result.stdout)
+        let (first, second) = (report["gids"]![0], report["gids"]![1])
+        XCTAssertEqual(report["before"], [first, second])
+        XCTAssertEqual(report["after"], [second, first])
+        XCTAssertEqual(report["active"], [second], "the download moved to the top starts when the slot frees")
+    }
+
     func testListeningOnEveryAddressWithoutASecretIsRefused() throws {
         let result = try Processes.tdl(["serve", "-d", downloads.path, "--rpc-listen-port", String(port), "--rpc-listen-all"], home: home.path)
         XCTAssertEqual(result.status, 2)

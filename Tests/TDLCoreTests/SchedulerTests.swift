@@ -161,6 +161,36 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(queue.takeOldest(1000, isWaiting: { waiting.contains($0) }, canStart: { _ in true }).count, 494)
     }
 
+    func testAMovedTaskStartsInItsNewPlace() {
+        let f = Fixture(limit: 1)
+        let urls = f.add(["a", "b", "c", "d", "e"])
+        // d ahead of b, e ahead of everything that waits; a paused task can be moved too.
+        f.manager.moveInStartOrder(urls[3], after: nil, before: urls[1])
+        f.manager.moveInStartOrder(urls[4], after: nil, before: urls[3])
+        f.manager.pauseTasks([urls[2]])
+        f.manager.moveInStartOrder(urls[2], after: urls[4], before: urls[3])
+        f.manager.resumeTasks([urls[2]], queueIfFull: true)
+        for url in f.engine.started { f.finish(url) }
+        while let next = f.engine.started.last, f.manager.state(of: next) == .downloading { f.finish(next) }
+        XCTAssertEqual(f.engine.started, [urls[0], urls[4], urls[2], urls[3], urls[1]])
+    }
+
+    func testMovesIntoAGapWithNoRoomLeftKeepTheOrder() {
+        let f = Fixture(limit: 1)
+        let first = f.add(["first"])[0]
+        // One batch: the same add time for all, the URL orders them.
+        let urls = (0 ..< 6).map { Fixture.url("t\($0)") }
+        f.manager.add(urls)
+        f.manager.moveInStartOrder(urls[5], after: urls[0], before: urls[1])
+        for _ in 0 ..< 60 {  // halving the gap between t0 and t5 runs out of room on the way
+            f.manager.moveInStartOrder(urls[4], after: urls[0], before: urls[5])
+            f.manager.moveInStartOrder(urls[5], after: urls[0], before: urls[4])
+        }
+        XCTAssertEqual(f.engine.started, [first])
+        while let next = f.engine.started.last, f.manager.state(of: next) == .downloading { f.finish(next) }
+        XCTAssertEqual(f.engine.started, [first, urls[0], urls[5], urls[4], urls[1], urls[2], urls[3]])
+    }
+
     func testTasksWaitingWhenTheSessionWasSavedStartAfterALoad() throws {
         let folder = NSTemporaryDirectory()
         var settings = SessionSettings()

@@ -172,10 +172,39 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(f.result("aria2.tellWaiting", [0, 10]).array?.compactMap { $0["status"]?.string }, Array(repeating: "paused", count: 5))
         XCTAssertEqual(f.result("aria2.unpauseAll"), "OK")
         XCTAssertEqual(f.result("aria2.getGlobalStat")["numActive"], "1")
-        // changePosition: the order is add-time order; staying put is allowed, moving is refused.
-        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[2]), 0, "POS_CUR"]).integer, 1)
-        XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[2]), 0, "POS_SET"]), 1)
         XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[2]), 0, "POS_NOWHERE"]), -32602)
+        XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[0]), 0, "POS_SET"]), 1, "an active download is not in the queue")
+    }
+
+    /// changePosition moves a download in the waiting queue as aria2 does, and the next free
+    /// slot starts the download now first in it.
+    func testChangePositionChangesWhatStartsNext() {
+        let f = RPCFixture(limit: 1)
+        let urls = (0..<5).map { "http://127.0.0.1:1/q\($0)" }
+        let gids = urls.map { f.add($0) }
+        func queue() -> [String] { f.result("aria2.tellWaiting", [0, 10, ["gid"]]).array?.compactMap { $0["gid"]?.string } ?? [] }
+        XCTAssertEqual(queue(), [gids[1], gids[2], gids[3], gids[4]])
+        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[4]), 0, "POS_SET"]).integer, 0)
+        XCTAssertEqual(queue(), [gids[4], gids[1], gids[2], gids[3]])
+        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[1]), -1, "POS_END"]).integer, 2)
+        XCTAssertEqual(queue(), [gids[4], gids[2], gids[1], gids[3]])
+        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[3]), -2, "POS_CUR"]).integer, 1)
+        XCTAssertEqual(queue(), [gids[4], gids[3], gids[2], gids[1]])
+        XCTAssertEqual(f.result("aria2.changePosition", [.string(gids[3]), 99, "POS_CUR"]).integer, 3, "kept inside the queue")
+        XCTAssertEqual(queue(), [gids[4], gids[2], gids[1], gids[3]])
+        // A new download at position 0 goes first; a paused one keeps its place.
+        let first = f.result("aria2.addUri", [[.string("http://127.0.0.1:1/new")], [:], 0]).string!
+        f.result("aria2.pause", [.string(gids[4])])
+        XCTAssertEqual(queue(), [first, gids[4], gids[2], gids[1], gids[3]])
+        // Each download that ends (here: fails) frees the slot for the next.
+        let urlOf = Dictionary(uniqueKeysWithValues: zip(gids + [first], urls + ["http://127.0.0.1:1/new"]))
+        var started: [String] = []
+        for _ in 0..<4 {
+            let active = f.result("aria2.tellActive", [["gid"]]).array?.compactMap { $0["gid"]?.string } ?? []
+            started += active
+            for gid in active { f.engine.fail(urlOf[gid]!, .timeout) }
+        }
+        XCTAssertEqual(started, [gids[0], first, gids[2], gids[1]])
     }
 
     func testUrisFilesServersAndOptions() {
