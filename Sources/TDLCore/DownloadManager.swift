@@ -205,6 +205,9 @@ public final class DownloadManager {
     public var downloadList: [[String]] { list.sections }
     public var sectionTitles: [String] { list.titles }
     public var sectionCount: Int { list.sections.count }
+
+    /// Goes up whenever a task is added, removed or moved in the list, or the list is sorted.
+    public var listRevision: Int { list.revision }
     public var arrangement: Arrangement { list.arrangement }
     public var isTrashOpened: Bool {
         get { settings.isTrashOpened }

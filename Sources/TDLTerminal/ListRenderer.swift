@@ -54,15 +54,47 @@ struct ListRenderer {
         let filter = TextFilter(filter)
         let showHeaders = manager.sectionCount > 1 || manager.titleForHeaderInSection(0) != nil
         for (s, section) in manager.downloadList.enumerated() {
-            let rows = filter.isEmpty ? section : section.filter {
-                filter.matches(manager.displayName(of: $0) ?? "") || filter.matches(URLCheck.withoutPassword($0))
-            }
+            let rows = filter.isEmpty ? section : section.filter { shows($0, filter) }
             if showHeaders {
                 result.append(.section(index: s, title: manager.titleForHeaderInSection(s) ?? "Downloads", count: rows.count))
             }
             result.append(contentsOf: rows.map(ListEntry.task))
         }
         return result
+    }
+
+    /// The rows of `entries` (a filter's rows) that a longer filter text keeps, with their
+    /// sections' counts made again.
+    func narrow(_ entries: [ListEntry], to text: String) -> [ListEntry] {
+        let filter = TextFilter(text)
+        var result: [ListEntry] = []
+        var header: (at: Int, index: Int, title: String)?
+        var count = 0
+        func closeSection() {
+            if let header { result[header.at] = .section(index: header.index, title: header.title, count: count) }
+        }
+        for entry in entries {
+            switch entry {
+            case let .section(index, title, _):
+                closeSection()
+                header = (result.count, index, title)
+                count = 0
+                result.append(entry)
+            case .task(let url):
+                if shows(url, filter) {
+                    result.append(entry)
+                    count += 1
+                }
+            }
+        }
+        closeSection()
+        return result
+    }
+
+    /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.
+    /// The URL first: it needs no lookup of the task.
+    private func shows(_ url: String, _ filter: TextFilter) -> Bool {
+        filter.matches(URLCheck.withoutPassword(url)) || filter.matches(manager.displayName(of: url) ?? "")
     }
 
     /// One task in the columns of `layout`: marks, name, size, then the live progress while it

@@ -28,6 +28,9 @@ final class ScreenState {
     private(set) var messageIsError = false
     var rows = ListRows()
     var filterText = ""
+    /// The filter's last rows and the list they came from: text typed on only narrows them,
+    /// rather than looking through a million names again.
+    private var filtered: (text: String, listRevision: Int, entries: [ListEntry])?
     /// The scroll position of the help and details views.
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
@@ -98,9 +101,18 @@ final class ScreenState {
     /// Reads the rows of the list (filtered) or of the trash from the manager. Marks stay on
     /// tasks of this view, shown or hidden by the filter; a task gone from the view loses its mark.
     func readRows(from manager: DownloadManager) {
-        rows.replace(with: view == .trash
-            ? manager.toDeleteList.map(ListEntry.task)
-            : ListRenderer(manager: manager).entries(filter: filterText))
+        let renderer = ListRenderer(manager: manager)
+        let entries: [ListEntry]
+        if view == .trash {
+            entries = manager.toDeleteList.map(ListEntry.task)
+        } else if let last = filtered, last.listRevision == manager.listRevision,
+                  filterText.lowercased().contains(last.text.lowercased()) {
+            entries = renderer.narrow(last.entries, to: filterText)
+        } else {
+            entries = renderer.entries(filter: filterText)
+        }
+        filtered = view == .list && !filterText.isEmpty ? (filterText, manager.listRevision, entries) : nil
+        rows.replace(with: entries)
         if !rows.marked.isEmpty {
             rows.marked = rows.marked.filter { url in manager.task(url).map { ($0.deletedAt != nil) == (view == .trash) } ?? false }
         }

@@ -273,6 +273,30 @@ final class FilterAndMarkTests: XCTestCase {
         XCTAssertEqual(screen.rowNames, ["apple.bin"], "by name, any case")
     }
 
+    func testTypingOnShowsWhatTheWholeFilterShows() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("apricot.bin", .finished), ("grape.bin", .waiting),
+                                        ("pineapple.bin", .failed), ("banana.bin", .paused)])
+        screen.manager.add(["https://example.com/files/x1"], options: DownloadOptions(fileName: "Apple pie.txt"))
+        screen.manager.setSectioning(true, for: .addTime)
+        screen.state.readRows(from: screen.manager)
+        screen.press("/")
+        for (typed, text) in [("a", "a"), ("p", "ap"), ("P", "apP"), ("l", "apPl"), ("e", "apPle")] {
+            screen.type(typed)
+            XCTAssertEqual(screen.state.rows.entries, ListRenderer(manager: screen.manager).entries(filter: text), "after \(text)")
+        }
+        XCTAssertEqual(Set(screen.rowNames), ["apple.bin", "pineapple.bin", "Apple pie.txt"])
+        XCTAssertTrue(screen.state.rows.entries.contains { $0.url == nil }, "with section headers and their counts")
+    }
+
+    func testATaskAddedWhileTypingIsFiltered() throws {
+        let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
+        screen.press("/")
+        screen.type("ap")
+        screen.manager.add(["https://example.com/files/apricot.bin"])
+        screen.type("r")
+        XCTAssertEqual(screen.rowNames, ["apricot.bin"], "the list changed: the rows are read again, not narrowed")
+    }
+
     func testEscClearsTheFilterFirstThenTheMarks() throws {
         let screen = try ScreenFixture([("apple.bin", .paused), ("banana.bin", .paused)])
         screen.press("v")
