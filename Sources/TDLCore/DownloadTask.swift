@@ -60,7 +60,7 @@ public struct DownloadTask: Equatable, Sendable {
         public var received: Int64 = 0
         public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
         /// The rest, allocated only once one of them is set.
-        private var extras = TaskExtrasStorage()
+        fileprivate var extras = TaskExtrasStorage()
         public var failReason: FailReason? {
             get { extras.get(\.failReason) }
             set { extras.set(\.failReason, newValue) }
@@ -174,6 +174,16 @@ public struct DownloadTask: Equatable, Sendable {
     public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool {
         lhs.url == rhs.url && lhs.addTime == rhs.addTime && lhs.state == rhs.state && lhs.size == rhs.size
             && lhs.deletedAt == rhs.deletedAt && (lhs.box === rhs.box || lhs.box.details == rhs.box.details)
+    }
+
+    /// Holds the same seldom-set fields as `other` (options, validators, …) in `other`'s
+    /// storage when they are equal: a million tasks added with the same options keep one
+    /// copy of them instead of a million. Changes nothing a reader can see.
+    public mutating func shareExtras(ifEqualTo other: DownloadTask) {
+        guard !box.details.extras.isShared(with: other.box.details.extras),
+              box.details.extras == other.box.details.extras else { return }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+        box.details.extras = other.box.details.extras
     }
 
     /// Keeps the sort name with the task, for the name and type sorts.

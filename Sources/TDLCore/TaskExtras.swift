@@ -64,6 +64,9 @@ struct TaskExtrasStorage: Equatable, @unchecked Sendable {
         }
     }
 
+    /// Both hold the same storage (or none).
+    func isShared(with other: TaskExtrasStorage) -> Bool { box === other.box }
+
     static func == (lhs: TaskExtrasStorage, rhs: TaskExtrasStorage) -> Bool {
         lhs.box === rhs.box || lhs.value == rhs.value
     }

@@ -58,4 +58,33 @@ final class TaskStorageTests: XCTestCase {
         b.size = 0
         XCTAssertNotEqual(b, task(), "a size of 0 is a size, not an unknown one")
     }
+
+    func testTasksSharingTheirOptionsStillChangeAlone() {
+        let options = DownloadOptions(directory: "/d", headers: ["X: 1"])
+        var a = task()
+        a.options = options
+        var b = DownloadTask(url: "https://h.example/b.iso", fileName: "b.iso", directory: "/d")
+        b.options = options
+        b.shareExtras(ifEqualTo: a)
+        XCTAssertEqual(b.options, options)
+        b.options.headers = ["X: 2"]
+        b.note = "n"
+        XCTAssertEqual(a.options, options)
+        XCTAssertNil(a.note)
+        var c = DownloadTask(url: "https://h.example/c.iso", fileName: "c.iso", directory: "/d")
+        c.options = DownloadOptions(directory: "/e")
+        c.shareExtras(ifEqualTo: a)
+        XCTAssertEqual(c.options, DownloadOptions(directory: "/e"), "different options are not replaced")
+    }
+
+    func testABatchAddedWithTheSameOptionsKeepsThemPerTask() {
+        let manager = DownloadManager(defaultDirectory: "/tmp")
+        manager.downloadNewFileImmediately = false
+        let options = DownloadOptions(directory: "/srv", connections: 2)
+        manager.add((1...3).map { DownloadRequest(url: "https://h.example/\($0).bin", options: options) })
+        manager.add([DownloadRequest(url: "https://h.example/2.bin", options: DownloadOptions(connections: 4))])
+        XCTAssertEqual(manager.task("https://h.example/1.bin")?.options, options)
+        XCTAssertEqual(manager.task("https://h.example/3.bin")?.options, options)
+        XCTAssertEqual(manager.task("https://h.example/2.bin")?.options.connections, 4)
+    }
 }
