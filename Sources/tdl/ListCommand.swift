@@ -76,7 +76,7 @@ struct ListCommand: ParsableCommand {
             for section in sections {
                 for url in section.urls {
                     guard let task = manager.task(url) else { continue }
-                    let status = live[url] ?? ControlActions.status(of: url, in: manager)!
+                    let status = live[url] ?? ControlActions.status(of: task, in: manager)
                     out.append(first ? "  " : ", ")
                     JSONText.appendObject([
                         ("error", .string(status.error)), ("name", .string(task.displayName(hidingExtension: hidingExtension))),
