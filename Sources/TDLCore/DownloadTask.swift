@@ -53,12 +53,26 @@ public struct DownloadTask: Equatable, Sendable {
         /// The file name on disk (decided from the server's answer; may change before the first byte).
         public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
         /// A name the user chose; shown instead of the file name.
-        public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
+        public var customDisplayName: String? {
+            get { extras.get(\.customDisplayName) }
+            set {
+                guard newValue != customDisplayName else { return }
+                extras.set(\.customDisplayName, newValue)
+                refreshSortName()
+            }
+        }
         /// Folder the finished file goes to.
         public var directory: String
         /// Bytes durably on disk (sum of segment `done`).
         public var received: Int64 = 0
-        public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
+        public var mimeType: String? {
+            get { extras.get(\.mimeType) }
+            set {
+                guard newValue != mimeType else { return }
+                extras.set(\.mimeType, newValue)
+                refreshSortName()
+            }
+        }
         /// The rest, allocated only once one of them is set.
         fileprivate var extras = TaskExtrasStorage()
         public var failReason: FailReason? {
@@ -115,9 +129,9 @@ public struct DownloadTask: Equatable, Sendable {
 
         init(fileName: String, directory: String, customDisplayName: String?, mimeType: String?) {
             self.fileName = fileName
-            self.customDisplayName = customDisplayName
-            self.mimeType = mimeType
             self.directory = directory
+            extras.set(\.customDisplayName, customDisplayName)
+            extras.set(\.mimeType, mimeType)
         }
 
         private mutating func refreshSortName() {

@@ -1,8 +1,11 @@
 /// The fields of a task that most tasks of a large list leave unset (a waiting or stopped
-/// download has no validators, segments, note or options of its own). They are kept apart
-/// and allocated only once one is set, so that a million tasks do not each carry some 300
-/// bytes of empty fields; copies share them until one changes, as an `Array` would.
+/// download has no name of the user's, MIME type, validators, segments, note or options of its
+/// own). They are kept apart and allocated only once one is set, so that a million tasks do
+/// not each carry some 300 bytes of empty fields; copies share them until one changes, as an
+/// `Array` would.
 struct TaskExtras: Equatable, Sendable {
+    var customDisplayName: String?
+    var mimeType: String?
     var failReason: FailReason?
     var finalURL: String?
     var etag: String?
