@@ -125,7 +125,7 @@ public struct DownloadTask: Equatable, Sendable {
         /// Derived from the name fields above, filled by `prepareSortName()`: opening a session of
         /// 100,000 tasks sorted by add time should not fold every name. Once prepared it is kept
         /// current when a name field changes.
-        private var preparedSortName = PreparedSortName()
+        fileprivate var preparedSortName = PreparedSortName()
 
         init(fileName: String, directory: String, customDisplayName: String?, mimeType: String?) {
             self.fileName = fileName
@@ -202,12 +202,13 @@ public struct DownloadTask: Equatable, Sendable {
 
     /// Keeps the sort name with the task, for the name and type sorts.
     mutating func prepareSortName() {
-        guard !box.details.isSortNamePrepared else { return }
+        // The field itself, read in place: a getter of `Details` may copy all of it first.
+        guard box.details.preparedSortName.value == nil else { return }
         if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
         box.details.prepareSortName()
     }
 
-    var sortName: SortName { box.details.sortName }
+    var sortName: SortName { box.details.preparedSortName.value ?? box.details.sortName }
 
     public var fileType: FileType { box.details.fileType }
 
