@@ -102,6 +102,9 @@ enum TaskRecord {
         // Tasks added together have the same options: decoded once, held once.
         var lastOptions: (json: String, options: DownloadOptions)?
         var previous: DownloadTask?
+        // Failed tasks mostly failed for a few reasons: a task whose only seldom-set field is
+        // its failure shares that of an earlier one (at most 256 different texts are kept).
+        var failures: [String: DownloadTask] = [:]
         while true {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { break }
@@ -134,6 +137,16 @@ enum TaskRecord {
                     lastOptions = (json, options)
                 } else {
                     task.note = "its saved options could not be read; they were dropped"
+                }
+            }
+            if let code = text(9) {
+                if let failure = failures[code] {
+                    task.shareExtras(ifEqualTo: failure)
+                } else if failures.count < 256 {
+                    var failure = DownloadTask(url: "", fileName: "", directory: "")
+                    failure.failReason = task.failReason
+                    failures[code] = failure
+                    task.shareExtras(ifEqualTo: failure)
                 }
             }
             if let previous { task.shareExtras(ifEqualTo: previous) }
