@@ -300,9 +300,10 @@ public final class DownloadManager {
     @discardableResult
     public func add(_ requests: [DownloadRequest], at manualIndex: ListIndex? = nil) -> AddResult {
         var result = AddResult()
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: requests.count)
         let now = clock()
         var newTasks: [DownloadTask] = []
+        newTasks.reserveCapacity(requests.count)
         for request in requests {
             let url = String(request.url.trimmingWhitespace())
             var options = request.options
@@ -338,6 +339,8 @@ public final class DownloadManager {
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)
             task.options = options.kept
+            // A batch's tasks mostly have the same options: one copy serves them all.
+            if let previous = newTasks.last { task.shareExtras(ifEqualTo: previous) }
             newTasks.append(task)
             result.added.append(url)
         }
@@ -345,6 +348,7 @@ public final class DownloadManager {
             finishBatch()
             return result
         }
+        tasks.reserveCapacity(tasks.count + newTasks.count)
         for task in newTasks {
             tasks[task.url] = task
             trackState(task.url, task.state)

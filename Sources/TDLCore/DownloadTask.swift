@@ -21,7 +21,8 @@ public struct Segment: Equatable, Sendable, Codable {
 ///
 /// The fields that a launch and every sort read for all tasks are stored in the task itself;
 /// the rest live in one box shared by copies of the task until one of them changes (as
-/// `Array` does). A table of 100,000 tasks then holds about 70 bytes per task: a launch
+/// `Array` does), and the fields most tasks leave unset are allocated only when set
+/// (`TaskExtras`). A table of tasks then holds 56 bytes per task: a launch
 /// inserts small values, a sort reads the table in order instead of following a pointer per
 /// task, and handing a task around costs two retains. The boxed fields read and write as if
 /// they were the task's own (`task.fileName`), through `Details`.
@@ -29,50 +30,108 @@ public struct Segment: Equatable, Sendable, Codable {
 public struct DownloadTask: Equatable, Sendable {
     public let url: String
     public var addTime: Date
-    public var state: TaskState
     /// Total size in bytes; nil while unknown.
-    public var size: Int64?
+    public var size: Int64? {
+        get { storedSize == Self.unknownSize ? nil : storedSize }
+        set { storedSize = newValue ?? Self.unknownSize }
+    }
     /// When the task went to the trash; nil while it is in the list.
-    public var deletedAt: Date?
+    public var deletedAt: Date? {
+        get { deletedTime.isNaN ? nil : Date(timeIntervalSinceReferenceDate: deletedTime) }
+        set { deletedTime = newValue?.timeIntervalSinceReferenceDate ?? .nan }
+    }
+    // The two optionals above as plain numbers with a value for nil (Int64.min, NaN): an
+    // optional's extra byte, padded, made each entry of a million-task table 16 bytes larger.
+    private var storedSize: Int64 = unknownSize
+    private var deletedTime: Double = .nan
+    private static let unknownSize = Int64.min
+    @usableFromInline var box: Box
+    public var state: TaskState
 
     /// The fields that are not needed for every task at once.
     public struct Details: Equatable, Sendable {
         /// The file name on disk (decided from the server's answer; may change before the first byte).
         public var fileName: String { didSet { if fileName != oldValue { refreshSortName() } } }
         /// A name the user chose; shown instead of the file name.
-        public var customDisplayName: String? { didSet { if customDisplayName != oldValue { refreshSortName() } } }
+        public var customDisplayName: String? {
+            get { extras.get(\.customDisplayName) }
+            set {
+                guard newValue != customDisplayName else { return }
+                extras.set(\.customDisplayName, newValue)
+                refreshSortName()
+            }
+        }
         /// Folder the finished file goes to.
         public var directory: String
         /// Bytes durably on disk (sum of segment `done`).
         public var received: Int64 = 0
-        public var failReason: FailReason?
-        public var mimeType: String? { didSet { if mimeType != oldValue { refreshSortName() } } }
-        public var finalURL: String?
-        public var etag: String?
-        public var lastModified: String?
-        public var segments: [Segment] = []
+        public var mimeType: String? {
+            get { extras.get(\.mimeType) }
+            set {
+                guard newValue != mimeType else { return }
+                extras.set(\.mimeType, newValue)
+                refreshSortName()
+            }
+        }
+        /// The rest, allocated only once one of them is set.
+        fileprivate var extras = TaskExtrasStorage()
+        public var failReason: FailReason? {
+            get { extras.get(\.failReason) }
+            set { extras.set(\.failReason, newValue) }
+        }
+        public var finalURL: String? {
+            get { extras.get(\.finalURL) }
+            set { extras.set(\.finalURL, newValue) }
+        }
+        public var etag: String? {
+            get { extras.get(\.etag) }
+            set { extras.set(\.etag, newValue) }
+        }
+        public var lastModified: String? {
+            get { extras.get(\.lastModified) }
+            set { extras.set(\.lastModified, newValue) }
+        }
+        public var segments: [Segment] {
+            get { extras.get(\.segments) }
+            _modify { yield &extras.mutable.segments }
+        }
         /// How many times this task was retried after a transient failure or a checksum mismatch.
-        public var retries = 0
+        public var retries: Int {
+            get { extras.get(\.retries) }
+            set { extras.set(\.retries, newValue) }
+        }
         /// A note about the last thing that happened ("server ignored Range: restarted from zero").
-        public var note: String?
+        public var note: String? {
+            get { extras.get(\.note) }
+            set { extras.set(\.note, newValue) }
+        }
         /// Free-form information a client attached (SDE's meta info).
-        public var metaInfo: [String: String] = [:]
+        public var metaInfo: [String: String] {
+            get { extras.get(\.metaInfo) }
+            _modify { yield &extras.mutable.metaInfo }
+        }
         /// The finished file was renamed into place at this path.
-        public var completedPath: String?
+        public var completedPath: String? {
+            get { extras.get(\.completedPath) }
+            set { extras.set(\.completedPath, newValue) }
+        }
         /// What the user asked of this download (folder, name, checksum, limits).
-        public var options = DownloadOptions()
+        public var options: DownloadOptions {
+            get { extras.get(\.options) }
+            _modify { yield &extras.mutable.options }
+        }
         /// The user named the file (`-o`): the server's name must not replace it.
         public var userChoseName: Bool { options.fileName != nil }
         /// Derived from the name fields above, filled by `prepareSortName()`: opening a session of
         /// 100,000 tasks sorted by add time should not fold every name. Once prepared it is kept
         /// current when a name field changes.
-        private var preparedSortName = PreparedSortName()
+        fileprivate var preparedSortName = PreparedSortName()
 
         init(fileName: String, directory: String, customDisplayName: String?, mimeType: String?) {
             self.fileName = fileName
-            self.customDisplayName = customDisplayName
-            self.mimeType = mimeType
             self.directory = directory
+            extras.set(\.customDisplayName, customDisplayName)
+            extras.set(\.mimeType, mimeType)
         }
 
         private mutating func refreshSortName() {
@@ -103,8 +162,6 @@ public struct DownloadTask: Equatable, Sendable {
         @usableFromInline init(_ details: Details) { self.details = details }
     }
 
-    @usableFromInline var box: Box
-
     public init(url: String, fileName: String, directory: String, addTime: Date = Date(), state: TaskState = .waiting,
                 customDisplayName: String? = nil, mimeType: String? = nil) {
         self.url = url
@@ -133,14 +190,25 @@ public struct DownloadTask: Equatable, Sendable {
             && lhs.deletedAt == rhs.deletedAt && (lhs.box === rhs.box || lhs.box.details == rhs.box.details)
     }
 
+    /// Holds the same seldom-set fields as `other` (options, validators, …) in `other`'s
+    /// storage when they are equal: a million tasks added with the same options keep one
+    /// copy of them instead of a million. Changes nothing a reader can see.
+    public mutating func shareExtras(ifEqualTo other: DownloadTask) {
+        guard !box.details.extras.isShared(with: other.box.details.extras),
+              box.details.extras == other.box.details.extras else { return }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+        box.details.extras = other.box.details.extras
+    }
+
     /// Keeps the sort name with the task, for the name and type sorts.
     mutating func prepareSortName() {
-        guard !box.details.isSortNamePrepared else { return }
+        // The field itself, read in place: a getter of `Details` may copy all of it first.
+        guard box.details.preparedSortName.value == nil else { return }
         if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
         box.details.prepareSortName()
     }
 
-    var sortName: SortName { box.details.sortName }
+    var sortName: SortName { box.details.preparedSortName.value ?? box.details.sortName }
 
     public var fileType: FileType { box.details.fileType }
 

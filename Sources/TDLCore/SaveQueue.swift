@@ -48,6 +48,7 @@ struct SaveQueue {
     /// changed. The queue is empty afterwards until `giveBack`.
     mutating func take(tasks: [String: DownloadTask], list: ListModel, at now: Date) -> SessionChanges? {
         lastSave = now
+        pending.upserted.reserveCapacity(pending.upserted.count + changedTasks.count)
         for url in changedTasks {
             if let task = tasks[url] {
                 pending.upserted.append(task)

@@ -133,7 +133,11 @@ public enum ControlActions {
     }
 
     public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {
-        guard let task = manager.task(url) else { return nil }
+        manager.task(url).map { status(of: $0, in: manager) }
+    }
+
+    public static func status(of task: DownloadTask, in manager: DownloadManager) -> TaskStatus {
+        let url = task.url
         let activity = task.state == .downloading ? manager.activity[url] : nil
         // In the trash nothing runs, whatever state it keeps for a restore.
         let word = task.deletedAt != nil && task.state.isActive ? "in the trash" : ListStateWord.word(task.state)

@@ -327,8 +327,9 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(sql: "DELETE FROM layoutRow WHERE session = ? AND url = ?", arguments: [session, url])
                 writtenSegmentCounts[url] = 0
             }
+            var optionsText = TaskRecord.OptionsText()
             for task in changes.upserted {
-                try TaskRecord.upsert(task, session: session, db: db)
+                try TaskRecord.upsert(task, session: session, db: db, optionsText: &optionsText)
                 try writeSegments(task.url, task.segments, db)
             }
             // Only the segments: a task's received count is their sum, restored from them on

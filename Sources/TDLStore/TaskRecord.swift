@@ -99,6 +99,12 @@ enum TaskRecord {
         func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
         func real(_ i: Int32) -> Double? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i) }
         let decoder = JSONDecoder()
+        // Tasks added together have the same options: decoded once, held once.
+        var lastOptions: (json: String, options: DownloadOptions)?
+        var previous: DownloadTask?
+        // Failed tasks mostly failed for a few reasons: a task whose only seldom-set field is
+        // its failure shares that of an earlier one (at most 256 different texts are kept).
+        var failures: [String: DownloadTask] = [:]
         while true {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { break }
@@ -124,12 +130,27 @@ enum TaskRecord {
             task.completedPath = text(17)
             if let json = text(18) {
                 // A damaged value costs the options of one task, not the session.
-                if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
+                if let last = lastOptions, last.json == json {
+                    task.options = last.options
+                } else if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
                     task.options = options
+                    lastOptions = (json, options)
                 } else {
                     task.note = "its saved options could not be read; they were dropped"
                 }
             }
+            if let code = text(9) {
+                if let failure = failures[code] {
+                    task.shareExtras(ifEqualTo: failure)
+                } else if failures.count < 256 {
+                    var failure = DownloadTask(url: "", fileName: "", directory: "")
+                    failure.failReason = task.failReason
+                    failures[code] = failure
+                    task.shareExtras(ifEqualTo: failure)
+                }
+            }
+            if let previous { task.shareExtras(ifEqualTo: previous) }
+            previous = task
             each(task)
         }
     }
@@ -154,10 +175,25 @@ enum TaskRecord {
         return encoder
     }
 
-    static func upsert(_ task: DownloadTask, session: String, db: Database) throws {
+    /// The last options written and their JSON: the tasks of one batch mostly have the same
+    /// options, and encoding them for each of a million rows took a tenth of an `add`.
+    struct OptionsText {
+        private var last: (options: DownloadOptions, json: String?)?
+
+        init() {}
+
+        mutating func json(_ options: DownloadOptions) throws -> String? {
+            if let last, last.options == options { return last.json }
+            let json: String? = options.isEmpty ? nil : String(decoding: try optionsEncoder.encode(options), as: UTF8.self)
+            last = (options, json)
+            return json
+        }
+    }
+
+    static func upsert(_ task: DownloadTask, session: String, db: Database, optionsText: inout OptionsText) throws {
         let metaJSON: String? = task.metaInfo.isEmpty ? nil :
             (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
-        let optionsJSON: String? = task.options.isEmpty ? nil : String(decoding: try optionsEncoder.encode(task.options), as: UTF8.self)
+        let optionsJSON = try optionsText.json(task.options)
         var row = RowWriter(try db.cachedStatement(sql: upsertSQL), db)
         row.bind(session)
         row.bind(task.url)

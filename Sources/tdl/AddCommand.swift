@@ -33,7 +33,7 @@ struct AddCommand: ParsableCommand {
                 let input = try InputFile.read(inputFile)
                 problems = input.problems
                 problems.forEach(warn)
-                entries += input.entries
+                if entries.isEmpty { entries = input.entries } else { entries += input.entries }
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
             if !request.mirror.isEmpty && entries.count != 1 {
@@ -41,8 +41,9 @@ struct AddCommand: ParsableCommand {
             }
             var given = request.downloadOptions
             given.directory = folder.dir.map(Paths.absolute)
-            let items = entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
-            var reply = try SessionRoute.run(ControlRequest(command: .add, items: items), options: global)
+            // In place: a second array of a million requests would cost as much as the first.
+            for i in entries.indices { entries[i].options = entries[i].options.filling(from: given) }
+            var reply = try SessionRoute.run(ControlRequest(command: .add, items: entries), options: global)
             // The rest is added; a line that could not be used still fails the command.
             if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
             SessionRoute.finish(reply)

@@ -63,49 +63,57 @@ struct ListCommand: ParsableCommand {
                                                           home: session.home, session: session.name) {
             for task in reply.tasks ?? [] { live[task.url] = task }
         }
-        var rows: [(section: String, url: String)] = []
-        if trash {
-            rows = manager.toDeleteList.map { ("Trash", $0) }
-        } else {
-            for (s, section) in manager.downloadList.enumerated() {
-                for url in section { rows.append((manager.titleForHeaderInSection(s) ?? "", url)) }
-            }
-        }
+        // Each section's title once, then its rows; the trash is one section.
+        let sections: [(title: String, urls: [String])] = trash ? [("Trash", manager.toDeleteList)]
+            : manager.downloadList.enumerated().map { (manager.titleForHeaderInSection($0.offset) ?? "", $0.element) }
+        let hidingExtension = manager.settings.hiddenFileExtension
+        var out = OutputBuffer()
         if json {
             // One object at a time, not one array of them all: a million tasks need no
             // million dictionaries in memory before the first byte goes out.
-            print("[")
+            out.append("[\n")
             var first = true
-            for row in rows {
-                guard let task = manager.task(row.url) else { continue }
-                let status = live[row.url] ?? ControlActions.status(of: row.url, in: manager)!
-                let object: [String: Any] = [
-                    "url": task.url, "name": manager.displayName(of: row.url) ?? task.fileName, "path": status.path,
-                    "section": row.section, "state": status.state, "size": status.size.map { $0 as Any } ?? NSNull(),
-                    "received": status.received, "speed": status.speed, "error": status.error.map { $0 as Any } ?? NSNull(),
-                ]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                print((first ? "  " : ", ") + String(decoding: data, as: UTF8.self))
-                first = false
-            }
-            print("]")
-            return
-        }
-        var lastSection: String?
-        for row in rows {
-            guard let task = manager.task(row.url) else { continue }
-            if row.section != lastSection && !row.section.isEmpty { print("== \(ScreenSafe.clean(row.section))") }
-            lastSection = row.section
-            let name = ScreenSafe.clean(manager.displayName(of: row.url) ?? task.fileName)
-            var state = ListStateWord.word(task.state)
-            var detail = task.detailText
-            if let status = live[row.url] {
-                state = status.state
-                if status.state == "downloading" {
-                    detail = "\(ByteFormat.string(status.received))/\(status.size.map(ByteFormat.string) ?? "?") \(ByteFormat.rate(status.speed))"
+            for section in sections {
+                for url in section.urls {
+                    guard let task = manager.task(url) else { continue }
+                    let status = live[url] ?? ControlActions.status(of: task, in: manager)
+                    out.append(first ? "  " : ", ")
+                    JSONText.appendObject([
+                        ("error", .string(status.error)), ("name", .string(task.displayName(hidingExtension: hidingExtension))),
+                        ("path", .string(status.path)), ("received", .number(status.received)),
+                        ("section", .string(section.title)), ("size", .number(status.size)),
+                        ("speed", .number(status.speed)), ("state", .string(status.state)), ("url", .string(task.url)),
+                    ], to: &out.bytes)
+                    out.append("\n")
+                    out.flushIfFull()
+                    first = false
                 }
             }
-            print("\(state)\t\(name)\t\(ScreenSafe.clean(detail))\t\(ScreenSafe.url(task.url))")
+            out.append("]\n")
+        } else {
+            var lastTitle: String?
+            for section in sections {
+                for url in section.urls {
+                    guard let task = manager.task(url) else { continue }
+                    if section.title != lastTitle && !section.title.isEmpty { out.append("== \(ScreenSafe.clean(section.title))\n") }
+                    lastTitle = section.title
+                    let name = ScreenSafe.clean(task.displayName(hidingExtension: hidingExtension))
+                    var state = ListStateWord.word(task.state)
+                    var detail = task.detailText
+                    if let status = live[url] {
+                        state = status.state
+                        if status.state == "downloading" {
+                            detail = "\(ByteFormat.string(status.received))/\(status.size.map(ByteFormat.string) ?? "?") \(ByteFormat.rate(status.speed))"
+                        }
+                    }
+                    out.append("\(state)\t\(name)\t\(ScreenSafe.clean(detail))\t\(ScreenSafe.url(task.url))\n")
+                    out.flushIfFull()
+                }
+            }
         }
+        out.flush()
+        fflush(stdout)
+        // The process ends next: freeing a million tasks one by one took most of a second.
+        _ = Unmanaged.passRetained(session)
     }
 }

@@ -52,6 +52,32 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(loaded.tasks[task.url], task)
     }
 
+    /// Tasks read with the same options or the same failure share one copy of those fields;
+    /// each must still read as saved and change alone.
+    func testTasksWithTheSameOptionsOrFailureLoadAsSavedAndChangeAlone() throws {
+        var saved: [DownloadTask] = []
+        for i in 0 ..< 6 {
+            var task = DownloadTask(url: "http://127.0.0.1/f\(i)", fileName: "f\(i)", directory: "/tmp/dl",
+                                    addTime: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), state: i < 3 ? .failed : .paused)
+            if i < 3 { task.failReason = i == 1 ? .timeout : .httpStatus(404) }
+            if i >= 3 { task.options = DownloadOptions(directory: "/srv", connections: 2) }
+            if i == 5 { task.note = "n" }
+            saved.append(task)
+        }
+        do {
+            var changes = SessionChanges()
+            changes.upserted = saved
+            try SQLiteSessionStore(path: dbPath).commit(changes)
+        }
+        var loaded = try SQLiteSessionStore(path: dbPath).load().tasks
+        for task in saved { XCTAssertEqual(loaded[task.url], task) }
+        loaded["http://127.0.0.1/f0"]!.failReason = .diskFull
+        loaded["http://127.0.0.1/f3"]!.options.connections = 4
+        XCTAssertEqual(loaded["http://127.0.0.1/f2"]?.failReason, .httpStatus(404))
+        XCTAssertEqual(loaded["http://127.0.0.1/f4"]?.options.connections, 2)
+        XCTAssertEqual(loaded["http://127.0.0.1/f5"]?.options.connections, 2)
+    }
+
     func testSettingsAndManualLayoutRoundTrip() throws {
         var settings = SessionSettings()
         settings.arrangement = .manual

@@ -1,0 +1,76 @@
+/// The fields of a task that most tasks of a large list leave unset (a waiting or stopped
+/// download has no name of the user's, MIME type, validators, segments, note or options of its
+/// own). They are kept apart and allocated only once one is set, so that a million tasks do
+/// not each carry some 300 bytes of empty fields; copies share them until one changes, as an
+/// `Array` would.
+struct TaskExtras: Equatable, Sendable {
+    var customDisplayName: String?
+    var mimeType: String?
+    var failReason: FailReason?
+    var finalURL: String?
+    var etag: String?
+    var lastModified: String?
+    var segments: [Segment] = []
+    var retries = 0
+    var note: String?
+    var metaInfo: [String: String] = [:]
+    var completedPath: String?
+    var options = DownloadOptions()
+
+    static let unset = TaskExtras()
+}
+
+/// `TaskExtras` behind one optional reference: nil while every field is unset. Equal when
+/// the fields are, whoever holds them.
+struct TaskExtrasStorage: Equatable, @unchecked Sendable {
+    private final class Box {
+        var extras: TaskExtras
+        init(_ extras: TaskExtras) { self.extras = extras }
+    }
+
+    private var box: Box?
+
+    init() {}
+
+    var value: TaskExtras { box?.extras ?? .unset }
+
+    /// Reads a field without copying the rest.
+    @inline(__always)
+    func get<Value>(_ field: KeyPath<TaskExtras, Value>) -> Value {
+        if let box { return box.extras[keyPath: field] }
+        return TaskExtras.unset[keyPath: field]
+    }
+
+    /// Sets a field; setting a field to its unset value on a task without extras allocates nothing.
+    @inline(__always)
+    mutating func set<Value: Equatable>(_ field: WritableKeyPath<TaskExtras, Value>, _ newValue: Value) {
+        if box == nil {
+            if newValue == TaskExtras.unset[keyPath: field] { return }
+            box = Box(.unset)
+        } else if !isKnownUniquelyReferenced(&box) {
+            box = Box(box!.extras)
+        }
+        box!.extras[keyPath: field] = newValue
+    }
+
+    /// For changes in place (a segment's progress, one header): the fields are made this
+    /// holder's own first, so a collection is changed without being copied.
+    var mutable: TaskExtras {
+        get { value }
+        _modify {
+            if box == nil {
+                box = Box(.unset)
+            } else if !isKnownUniquelyReferenced(&box) {
+                box = Box(box!.extras)
+            }
+            yield &box!.extras
+        }
+    }
+
+    /// Both hold the same storage (or none).
+    func isShared(with other: TaskExtrasStorage) -> Bool { box === other.box }
+
+    static func == (lhs: TaskExtrasStorage, rhs: TaskExtrasStorage) -> Bool {
+        lhs.box === rhs.box || lhs.value == rhs.value
+    }
+}
