@@ -75,8 +75,11 @@ public final class DownloadManager {
     /// Returns how many downloads were interrupted (SDE's restore-from-force-quit).
     /// With `restoring` false the states are shown as stored (for `tdl list` beside a running tdl).
     /// `resumeInterrupted` changes the session's setting (resume, or wait paused) from now on.
+    /// `arrangedFor`, given the session's arrangement, names the one to show instead (`tdl
+    /// list --sort`, which saves nothing): a million tasks are then sorted once, not twice.
     @discardableResult
-    public func load(restoring: Bool = true, resumeInterrupted: Bool? = nil) throws -> Int {
+    public func load(restoring: Bool = true, resumeInterrupted: Bool? = nil,
+                     arrangedFor: ((Arrangement) -> Arrangement)? = nil) throws -> Int {
         guard let store else { return 0 }
         var snapshot = try store.load()
         settings = snapshot.settings
@@ -120,7 +123,7 @@ public final class DownloadManager {
             if let task = tasks[url], task.state.isActive && task.deletedAt == nil { trackState(url, task.state) }
         }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
-        switch settings.arrangement {
+        switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
         case .sorted(let key, let order): tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
         }

@@ -42,21 +42,29 @@ struct ListCommand: ParsableCommand {
         case asc, desc
     }
 
+    /// The order this listing shows, given the session's: the option's key (none: manual
+    /// order), else the session's; nil without options.
+    func requested(_ saved: Arrangement) -> Arrangement? {
+        guard sort != nil || order != nil else { return nil }
+        let key: SortKey? = sort.map(\.sortKey) ?? saved.sortKey
+        let order = self.order.map { $0 == .asc ? SortOrder.ascending : .descending } ?? saved.sortOrder ?? .ascending
+        return key.map { .sorted($0, order) } ?? .manual
+    }
+
     func run() throws {
         let session: Session
         do {
-            session = try Session(options: global, downloading: false, restoring: false)
+            // A sort asked for is the one the load makes; manual order is made from the
+            // session's own, as the screen's switch to it does.
+            session = try Session(options: global, downloading: false, restoring: false) { saved in
+                requested(saved).flatMap { $0.isManual ? nil : $0 } ?? saved
+            }
         } catch {
             fail(with: error)
         }
         let manager = session.manager
         // Sorted in memory only: listing never writes the session.
-        if sort != nil || order != nil {
-            // The option's key (nil: manual order), else the session's.
-            let key: SortKey? = sort.map(\.sortKey) ?? manager.arrangement.sortKey
-            let order = self.order.map { $0 == .asc ? SortOrder.ascending : .descending } ?? manager.arrangement.sortOrder ?? .ascending
-            manager.arrange(key.map { .sorted($0, order) } ?? .manual)
-        }
+        if let wanted = requested(manager.arrangement), wanted != manager.arrangement { manager.arrange(wanted) }
         // States, progress and speeds from the tdl that runs the session, when one does.
         var live: [String: TaskStatus] = [:]
         if case .answered(let reply) = ControlClient.send(ControlRequest(command: .status, items: []),

@@ -377,6 +377,8 @@ final class SessionCommandTests: XCTestCase {
         }
         XCTAssertEqual(try names(["--sort", "name", "--order", "desc"]), ["c.txt", "b.iso", "a.png"])
         XCTAssertEqual(try names(["--sort", "type"]), ["a.png", "c.txt", "b.iso"])
+        XCTAssertEqual(try names(["--order", "desc"]), ["a.png", "c.txt", "b.iso"], "the session's key, the order asked for")
+        XCTAssertEqual(try names(["--sort", "manual"]), ["b.iso", "c.txt", "a.png"], "by hand: the order the session shows")
         XCTAssertEqual(try names([]), ["b.iso", "c.txt", "a.png"], "the session's own order is unchanged")
         let bad = try Processes.tdl(["list", "--sort", "colour"], home: home.path)
         XCTAssertEqual(bad.status, 2, "a value tdl cannot use is bad input")
