@@ -31,42 +31,39 @@ final class LiveRateLimitTests: XCTestCase {
 /// Under a limit far below one read of the network (2 KB/s over 8 connections), the speed a
 /// row shows after a few seconds is the limit, not the first reads averaged since the start.
 final class LowRateLimitSpeedTests: XCTestCase {
-    func testTheShownSpeedIsWithinALowLimitAfterAFewSeconds() throws {
+    /// Downloads a file of `size` bytes over 8 connections under `limit`, lowered to 2 KB/s
+    /// after `lowerAfter` seconds, then runs 8 s more. The bytes before and after those 8 s,
+    /// and the speed the row shows at their end.
+    func downloadUnder(limit: Int64, lowerAfter: Double, size: Int) throws -> (before: Int64, after: Int64, speed: Int64) {
         let site = TemporaryDirectory("tdl-low-limit")
-        try TestFiles.make(site.file("slow.bin"), size: 4_000_000, seed: 72)
+        try TestFiles.make(site.file("slow.bin"), size: size, seed: 72)
         let nginx = try LoopbackNginx(root: site.path)
         let harness = EngineHarness(connections: 8)
         let url = nginx.url("slow.bin")
-        harness.manager.setGlobalRateLimit(2_000)
+        harness.manager.setGlobalRateLimit(limit)
         harness.manager.add([url])
+        harness.run(for: lowerAfter)
+        harness.manager.setGlobalRateLimit(2_000)
+        let before = harness.manager.engine?.liveProgress()[url] ?? 0
         harness.run(for: 8)
-        let received = harness.manager.engine?.liveProgress()[url] ?? 0
-        let speed = harness.manager.activity[url]?.speed ?? 0
+        return (before, harness.manager.engine?.liveProgress()[url] ?? 0, harness.manager.activity[url]?.speed ?? 0)
+    }
+
+    func testTheShownSpeedIsWithinALowLimitAfterAFewSeconds() throws {
+        let run = try downloadUnder(limit: 2_000, lowerAfter: 0, size: 4_000_000)
         // 8 s at 2 KB/s is 16 KB; the first reads of 8 connections may add a few KB.
-        XCTAssertLessThan(received, 32_000, "the limit held from the start")
-        XCTAssertGreaterThan(speed, 1_000, "the row shows a speed near the limit")
-        XCTAssertLessThan(speed, 3_000, "the row shows a speed near the limit")
+        XCTAssertLessThan(run.after, 32_000, "the limit held from the start")
+        XCTAssertGreaterThan(run.speed, 1_000, "the row shows a speed near the limit")
+        XCTAssertLessThan(run.speed, 3_000, "the row shows a speed near the limit")
     }
 
     /// The same when the limit falls while the download runs (`L 2K` on the screen): the
     /// connections' larger reads do not carry on at the old pace.
     func testALimitLoweredWhileRunningHoldsAndShows() throws {
-        let site = TemporaryDirectory("tdl-low-limit")
-        try TestFiles.make(site.file("slowed.bin"), size: 20_000_000, seed: 73)
-        let nginx = try LoopbackNginx(root: site.path)
-        let harness = EngineHarness(connections: 8)
-        let url = nginx.url("slowed.bin")
-        harness.manager.setGlobalRateLimit(1_000_000)
-        harness.manager.add([url])
-        harness.run(for: 2)
-        harness.manager.setGlobalRateLimit(2_000)
-        let before = harness.manager.engine?.liveProgress()[url] ?? 0
-        harness.run(for: 8)
-        let after = harness.manager.engine?.liveProgress()[url] ?? 0
-        let speed = harness.manager.activity[url]?.speed ?? 0
-        XCTAssertGreaterThan(before, 500_000, "it ran at the first limit")
-        XCTAssertLessThan(after - before, 32_000, "8 s at 2 KB/s once lowered")
-        XCTAssertGreaterThan(speed, 1_000, "the row shows a speed near the new limit")
-        XCTAssertLessThan(speed, 3_000, "the row shows a speed near the new limit")
+        let run = try downloadUnder(limit: 1_000_000, lowerAfter: 2, size: 20_000_000)
+        XCTAssertGreaterThan(run.before, 500_000, "it ran at the first limit")
+        XCTAssertLessThan(run.after - run.before, 32_000, "8 s at 2 KB/s once lowered")
+        XCTAssertGreaterThan(run.speed, 1_000, "the row shows a speed near the new limit")
+        XCTAssertLessThan(run.speed, 3_000, "the row shows a speed near the new limit")
     }
 }
