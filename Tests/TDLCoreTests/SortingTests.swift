@@ -25,6 +25,20 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.listNames, [["part-100.zip", "part-9.zip", "f10.bin", "f3.bin", "f02b.bin", "f2.bin", "F1.bin", "f0.bin"]])
     }
 
+    /// Names that agree in their first 8 bytes (the part sorted as one number), or end there:
+    /// the order is still the names', both ways, and an insert lands where a full sort puts it.
+    func testNamesAlikeInTheirFirstBytesSortByTheRest() {
+        let f = Fixture()
+        let ordered = ["wallpape", "wallpaper", "wallpaper-alph", "wallpaper-alpha", "wallpaper-alpha-",
+                       "wallpaper-alpha-b", "Wallpaper-Alpha-C", "wallpaper-alpha-ca", "wallpaper-alphabet", "wallpapers"]
+        f.add(ordered.reversed().filter { $0 != "wallpaper-alpha-ca" })
+        f.manager.sortListBy(type: .fileName)
+        f.add(["wallpaper-alpha-ca"])
+        XCTAssertEqual(f.listNames, [ordered])
+        f.manager.sortListBy(type: .fileName, order: .descending)
+        XCTAssertEqual(f.listNames, [ordered.reversed()])
+    }
+
     func testIndexingFileNames() {
         let f = Fixture()
         f.manager.setSectioning(true, for: .fileName)
