@@ -202,17 +202,19 @@ final class Connection {
         if readSizeFixed && Self.readSize(forShare: bytesPerSecond) * 4 < readSize {
             // It ends at its next read (see `receiveBody`), even if that read waits for tokens now.
             makesWayForSmallerReads = true
-            if isPaused {
-                isPaused = false
-                if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
-            }
+            resumeFromLimit()
         }
         // A lifted limit lets a paused transfer go at once: without limits the loop no longer
         // refills (and so unpauses) anything.
-        if bytesPerSecond == nil && isPaused {
-            isPaused = false
-            curl_easy_pause(handle, CURLPAUSE_CONT)
-        }
+        if bytesPerSecond == nil { resumeFromLimit() }
+    }
+
+    /// Lets a transfer the limit paused take bytes again; one the loop's turn paused too goes
+    /// on with the next turn (see `CurlEngine.resumeTurnPaused`).
+    private func resumeFromLimit() {
+        guard isPaused else { return }
+        isPaused = false
+        if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
     }
 
     /// Adds the tokens earned over `seconds`; unpauses when there are some. Loop thread.
@@ -220,10 +222,7 @@ final class Connection {
         guard let rateLimit else { return }
         // At most a fifth of a second's worth is kept, so a pause never turns into a burst.
         allowance = min(allowance + Double(rateLimit) * seconds, Double(rateLimit) / 5)
-        if isPaused && allowance > 0 {
-            isPaused = false
-            if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
-        }
+        if allowance > 0 { resumeFromLimit() }
     }
 
     // MARK: - Callbacks
