@@ -44,12 +44,8 @@ struct TaskExtrasStorage: Equatable, @unchecked Sendable {
     /// Sets a field; setting a field to its unset value on a task without extras allocates nothing.
     @inline(__always)
     mutating func set<Value: Equatable>(_ field: WritableKeyPath<TaskExtras, Value>, _ newValue: Value) {
-        if box == nil {
-            if newValue == TaskExtras.unset[keyPath: field] { return }
-            box = Box(.unset)
-        } else if !isKnownUniquelyReferenced(&box) {
-            box = Box(box!.extras)
-        }
+        if box == nil && newValue == TaskExtras.unset[keyPath: field] { return }
+        makeOwn()
         box!.extras[keyPath: field] = newValue
     }
 
@@ -58,12 +54,18 @@ struct TaskExtrasStorage: Equatable, @unchecked Sendable {
     var mutable: TaskExtras {
         get { value }
         _modify {
-            if box == nil {
-                box = Box(.unset)
-            } else if !isKnownUniquelyReferenced(&box) {
-                box = Box(box!.extras)
-            }
+            makeOwn()
             yield &box!.extras
+        }
+    }
+
+    /// Gives this holder fields of its own to change: new ones, or a copy of shared ones.
+    @inline(__always)
+    private mutating func makeOwn() {
+        if box == nil {
+            box = Box(.unset)
+        } else if !isKnownUniquelyReferenced(&box) {
+            box = Box(box!.extras)
         }
     }
 
