@@ -53,18 +53,20 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let session: Session
+        var wanted: Arrangement?
         do {
-            // A sort asked for is the one the load makes; manual order is made from the
-            // session's own, as the screen's switch to it does.
+            // Sorted in memory only: listing never writes the session. A sort asked for is the
+            // one the load makes; manual order is made from the session's own afterwards, as
+            // the screen's switch to it does.
             session = try Session(options: global, downloading: false, restoring: false) { saved in
-                requested(saved).flatMap { $0.isManual ? nil : $0 } ?? saved
+                wanted = requested(saved)
+                return wanted.flatMap { $0.isManual ? nil : $0 } ?? saved
             }
         } catch {
             fail(with: error)
         }
         let manager = session.manager
-        // Sorted in memory only: listing never writes the session.
-        if let wanted = requested(manager.arrangement), wanted != manager.arrangement { manager.arrange(wanted) }
+        if wanted?.isManual == true { manager.arrange(.manual) }
         // States, progress and speeds from the tdl that runs the session, when one does.
         var live: [String: TaskStatus] = [:]
         if case .answered(let reply) = ControlClient.send(ControlRequest(command: .status, items: []),
