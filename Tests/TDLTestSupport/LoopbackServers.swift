@@ -56,7 +56,10 @@ public final class LoopbackNginx {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            if Processes.waitUntil(timeout: 5, { Self.canConnect(candidate) || !p.isRunning }), p.isRunning {
+            // The pid file says this nginx listens: a port another server holds also accepts a
+            // connection while nginx retries its bind() for seconds before giving up.
+            let listening = { FileManager.default.fileExists(atPath: workDir.file("nginx.pid")) && Self.canConnect(candidate) }
+            if Processes.waitUntil(timeout: 5, { listening() || !p.isRunning }), p.isRunning, listening() {
                 process = p
                 port = candidate
                 return
