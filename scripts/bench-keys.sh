@@ -21,43 +21,25 @@ PRESSES=${KEYS_PRESSES:-200}
 die() { echo "bench-keys: $*" >&2; exit 1; }
 [ -x "$TDL" ] || die "no binary at $TDL (swift build -c release --product tdl)"
 command -v tmux >/dev/null || die "tmux is missing (scripts/install-deps.sh --test)"
-nginx=/usr/sbin/nginx
-[ -x "$nginx" ] || nginx=$(command -v nginx) || die "nginx is missing (scripts/install-deps.sh --test)"
+. "$root/scripts/loopback-nginx.sh"
 
 work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/tdl-bench-keys.XXXXXX")
 sock="tdl-bench-keys-$$"
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null || true
-  [ -s "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  stop_loopback_nginx "$work"
   [ "${KEYS_KEEP:-0}" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/www" "$work/tmp" "$work/home" "$work/downloads"
+mkdir -p "$work/www" "$work/home" "$work/downloads"
 chmod 755 "$work" "$work/www"
 for name in one two; do head -c "$((MIB * 1024 * 1024))" /dev/urandom >"$work/www/$name.bin"; done
 chmod 644 "$work/www/"*.bin
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-user=""; [ "$(id -u)" -ne 0 ] || user="user www-data;"
-cat >"$work/nginx.conf" <<CONF
-$user
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 256; }
-http {
-  default_type application/octet-stream;
-  access_log off;
-  sendfile on;
-  client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp;
-  uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
-  server { listen 127.0.0.1:$port; root $work/www; }
-}
-CONF
-"$nginx" -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" || die "nginx did not start"
+start_loopback_nginx "$work"
 
 export TDL_HOME="$work/home"
-"$TDL" add -d "$work/downloads" "http://127.0.0.1:$port/one.bin" "http://127.0.0.1:$port/two.bin" >/dev/null
+"$TDL" add -d "$work/downloads" "$NGINX_BASE/one.bin" "$NGINX_BASE/two.bin" >/dev/null
 tmux -L "$sock" new-session -d -s tdl -x 120 -y 30 "TDL_HOME=$work/home '$TDL' -d '$work/downloads'; sleep 600"
 
 python3 - "$sock" "$PRESSES" "$work/downloads" <<'PY'

@@ -33,6 +33,7 @@ PEERS=(curl wget aria2c)
 die() { echo "bench: $*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null; }
 say() { echo "$*" >&2; }
+. "$root/scripts/loopback-nginx.sh"
 
 # The given peers that are installed.
 installed() {
@@ -57,13 +58,13 @@ make_work() {
   work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/tdl-bench.XXXXXX")
   # nginx workers run as www-data when started by root: they must be able to read the files.
   chmod 755 "$work"
-  mkdir -p "$work/www/many" "$work/nginx-tmp"
+  mkdir -p "$work/www/many"
   [ "$(fs_type)" != tmpfs ] || say "bench: warning: $work is on tmpfs, sync costs nothing there"
 }
 
 MIRROR_PIDS=()
 cleanup() {
-  [ -s "${work:-}/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null
+  [ -z "${work:-}" ] || stop_loopback_nginx "$work"
   local pid
   for pid in "${MIRROR_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [ -n "${work:-}" ] && [ -z "${BENCH_KEEP:-}" ] && rm -rf "$work"
@@ -94,43 +95,10 @@ EOF
 
 fs_type() { df --output=fstype "$work" | tail -n 1; }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # /slow/ serves the same folder at 40 MiB/s per connection: segmenting pays off there.
 start_nginx() {
-  local port user=""
-  port=$(free_port)
-  BASE="http://127.0.0.1:$port"
-  [ "$(id -u)" -ne 0 ] || user="user www-data;"
-  cat >"$work/nginx.conf" <<EOF
-$user
-worker_processes auto;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  default_type application/octet-stream;
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  client_body_temp_path $work/nginx-tmp;
-  proxy_temp_path $work/nginx-tmp;
-  fastcgi_temp_path $work/nginx-tmp;
-  server {
-    listen 127.0.0.1:$port;
-    root $work/www;
-    location /slow/ { alias $work/www/; limit_rate 40m; }
-  }
-}
-EOF
-  local nginx=/usr/sbin/nginx
-  [ -x "$nginx" ] || nginx=$(command -v nginx)
-  "$nginx" -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" ||
-    die "nginx did not start (see $work/nginx-error.log)"
-  curl -s -o /dev/null --retry 20 --retry-connrefused --retry-delay 0 "$BASE/" ||
-    die "nginx does not answer on $BASE"
+  start_loopback_nginx "$work" "location /slow/ { alias $work/www/; limit_rate 40m; }"
+  BASE=$NGINX_BASE
 }
 
 # --- one timed run ----------------------------------------------------------------------
