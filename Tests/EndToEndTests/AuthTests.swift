@@ -4,24 +4,10 @@ import XCTest
 
 /// Credentials from the URL or ~/.netrc, Basic and Digest, against the fault server's
 /// protected paths; a wrong password fails once, and a redirect to another server gets none.
-final class AuthTests: XCTestCase {
-    static var server: FaultServer!
-    static var setUpError: Error?
-    var server: FaultServer { Self.server }
+final class AuthTests: FaultServerTestCase {
     /// HOME for the run: a ~/.netrc of the machine's own must not answer for these tests.
     let home = TemporaryDirectory("tdl-auth-home")
     let tdlHome = TemporaryDirectory(), downloads = TemporaryDirectory()
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { setUpError = error }
-    }
-
-    /// A missing tool fails every test with its name instead of crashing the run.
-    override func setUpWithError() throws {
-        if let error = Self.setUpError { throw error }
-    }
-
-    override class func tearDown() { server = nil }
 
     func get(_ url: String) throws -> Processes.Result {
         try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: tdlHome.path,

@@ -4,22 +4,13 @@ import XCTest
 
 /// `-x` up to 32, and `--max-connections-per-host` over all downloads, counted by the fault
 /// server as the answers it sends at once.
-final class ConnectionLimitTests: XCTestCase {
-    static var server: FaultServer!
-    static var setUpError: Error?
-    var server: FaultServer { Self.server }
+final class ConnectionLimitTests: FaultServerTestCase {
     let home = TemporaryDirectory(), downloads = TemporaryDirectory()
 
-    override class func setUp() {
-        do { server = try FaultServer() } catch { setUpError = error }
-    }
-
     override func setUpWithError() throws {
-        if let error = Self.setUpError { throw error }
+        try super.setUpWithError()
         try server.reset()
     }
-
-    override class func tearDown() { server = nil }
 
     func get(_ arguments: [String]) throws -> Processes.Result {
         try Processes.tdl(["get", "-q", "-d", downloads.path] + arguments, home: home.path)

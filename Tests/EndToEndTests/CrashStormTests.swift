@@ -6,17 +6,7 @@ import XCTest
 /// `kill -9` at seeded random moments, many times, then one clean run of the same command: the
 /// folder holds exactly one file per download, each identical to the server's, no `name (1)`
 /// copy and no `.part` left, and the server sent at most half as much again as the files hold.
-final class CrashStormTests: XCTestCase {
-    static var server: FaultServer!
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { XCTFail("fault server: \(error)") }
-    }
-
-    override class func tearDown() { server = nil }
-
-    var server: FaultServer { Self.server }
-
+final class CrashStormTests: FaultServerTestCase {
     func testKillsDuringManySmallFilesLeaveExactlyTheFiles() throws {
         try storm(files: 400, size: 102_400, options: ["-j", "8"], query: "", kills: 20, seed: 18, pause: 0.05...0.5)
     }

@@ -5,17 +5,7 @@ import XCTest
 /// System calls of the real binary fail (strace's fault injection, nothing of ours in the way):
 /// each fault ends in a clear failure with the partial kept, never in a success for a file that
 /// is not identical, and a normal run afterwards finishes every file byte-identical.
-final class FaultInjectionTests: XCTestCase {
-    static var server: FaultServer!
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { XCTFail("fault server: \(error)") }
-    }
-
-    override class func tearDown() { server = nil }
-
-    var server: FaultServer { Self.server }
-
+final class FaultInjectionTests: FaultServerTestCase {
     struct Fault {
         let syscall: String
         let error: String

@@ -4,17 +4,7 @@ import XCTest
 
 /// A task's life as a person meets it through the real binary: asking for a URL again, quitting
 /// and relaunching, the trash, commands while no tdl runs, a save that fails.
-final class LifecycleTests: XCTestCase {
-    static var server: FaultServer!
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { XCTFail("fault server: \(error)") }
-    }
-
-    override class func tearDown() { server = nil }
-
-    var server: FaultServer { Self.server }
-
+final class LifecycleTests: FaultServerTestCase {
     func url(_ name: String, size: Int = 200_000, seed: Int = 1, extra: String = "") -> String {
         server.url("/file/\(name)?size=\(size)&seed=\(seed)\(extra)")
     }

@@ -4,22 +4,13 @@ import XCTest
 
 /// Headers, agent, referer and cookies of the user's, from the command line, an input file
 /// and the saved session, against a fault-server file that refuses requests without them.
-final class RequestOptionsTests: XCTestCase {
-    static var server: FaultServer!
-    static var setUpError: Error?
-    var server: FaultServer { Self.server }
+final class RequestOptionsTests: FaultServerTestCase {
     let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
 
-    override class func setUp() {
-        do { server = try FaultServer() } catch { setUpError = error }
-    }
-
     override func setUpWithError() throws {
-        if let error = Self.setUpError { throw error }
+        try super.setUpWithError()
         try server.reset()
     }
-
-    override class func tearDown() { server = nil }
 
     static let referer = "https://shop.example/order/7"
     /// A file served only with the cookie session=abc, that Referer and a browser's agent.

@@ -3,18 +3,10 @@ import TDLTestSupport
 import XCTest
 
 /// Commands that act on a session: through the running tdl's socket, or on the saved session.
-final class SessionCommandTests: XCTestCase {
-    static var server: FaultServer!
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { XCTFail("\(error)") }
-    }
-
-    override class func tearDown() { server = nil }
-
+final class SessionCommandTests: FaultServerTestCase {
     /// A slow file: about `seconds` to download over the two connections tdl opens for it.
     func slowURL(_ name: String, seconds: Double = 4, size: Int = 2_000_000) -> String {
-        Self.server.url("/file/\(name)?size=\(size)&seed=3&rate=\(Int(Double(size) / seconds / 2))")
+        server.url("/file/\(name)?size=\(size)&seed=3&rate=\(Int(Double(size) / seconds / 2))")
     }
 
     /// `tdl get` in the background, as another terminal would run it.
@@ -38,7 +30,7 @@ final class SessionCommandTests: XCTestCase {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let backlog = (1...3).map { slowURL("backlog\($0).bin", seconds: 30) }
         XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + backlog, home: home.path).status, 0)
-        let wanted = Self.server.url("/file/wanted.bin?size=100000")
+        let wanted = server.url("/file/wanted.bin?size=100000")
         let started = Date()
         let get = try Processes.tdl(["get", "-q", "-j", "1", "-d", downloads.path, wanted], home: home.path, timeout: 25)
         XCTAssertEqual(get.status, 0, get.stderr)
@@ -50,7 +42,7 @@ final class SessionCommandTests: XCTestCase {
     func testAddPauseAndListReachTheRunningGet() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let slow = slowURL("slow.bin")
-        let small = Self.server.url("/file/small.bin?size=300000&seed=4")
+        let small = server.url("/file/small.bin?size=300000&seed=4")
         let (get, stderr) = try startGet(["-d", downloads.path, slow], home: home)
 
         let add = try Processes.tdl(["add", small], home: home.path)
@@ -72,14 +64,14 @@ final class SessionCommandTests: XCTestCase {
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(get.terminationStatus, 1, "its file did not finish: it was paused")
         XCTAssertTrue(message.contains("\(slow): paused"), message)
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("small.bin")), try Self.server.sha256(name: "small.bin", size: 300_000, seed: 4))
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("small.bin")), try server.sha256(name: "small.bin", size: 300_000, seed: 4))
         XCTAssertFalse(FileManager.default.fileExists(atPath: home.file("default.sock")), "the socket goes with its tdl")
 
         // Nobody runs the session now: resume changes the saved session, and the next get finishes it.
         XCTAssertEqual(try Processes.tdl(["resume", slow], home: home.path).stdout, "resumed \(slow)\n")
         let finish = try Processes.tdl(["get", "--all", "-q"], home: home.path)
         XCTAssertEqual(finish.status, 0, finish.stderr)
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try Self.server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
     }
 
     /// No descriptor left to take a newcomer (EMFILE, injected): its connection stays waiting
@@ -119,7 +111,7 @@ final class SessionCommandTests: XCTestCase {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         // One connection, so the part file grows from its start at the server's pace.
         let bytesPerSecond = 600_000
-        let url = Self.server.url("/file/steady.bin?size=6000000&seed=7&rate=\(bytesPerSecond)")
+        let url = server.url("/file/steady.bin?size=6000000&seed=7&rate=\(bytesPerSecond)")
         let (get, stderr) = try startGet(["-q", "-d", downloads.path, url], home: home, connections: 1)
         defer { if get.isRunning { get.terminate() } }
         let partFile = downloads.file("steady.bin.part")
@@ -179,12 +171,12 @@ final class SessionCommandTests: XCTestCase {
     func testASecondGetHandsItsURLsOverAndWaitsForThem() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let (first, _) = try startGet(["-q", "-d", downloads.path, slowURL("first.bin", seconds: 3)], home: home)
-        let other = Self.server.url("/file/second.bin?size=400000&seed=6")
+        let other = server.url("/file/second.bin?size=400000&seed=6")
         let second = try Processes.tdl(["get", other], home: home.path)
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertTrue(second.stderr.contains("runs in another tdl"), second.stderr)
         XCTAssertTrue(second.stderr.contains("done: \(downloads.file("second.bin"))"), second.stderr)
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("second.bin")), try Self.server.sha256(name: "second.bin", size: 400_000, seed: 6))
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("second.bin")), try server.sha256(name: "second.bin", size: 400_000, seed: 6))
         first.waitUntilExit()
         XCTAssertEqual(first.terminationStatus, 0)
         // One task each, no second copy: only the running tdl wrote.
@@ -205,7 +197,7 @@ final class SessionCommandTests: XCTestCase {
         second.waitUntilExit()
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(second.terminationStatus, 0, message)
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try Self.server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
     }
 
     func testAnInterruptedWaitingGetLeavesItsFileToTheRunningTdl() throws {
@@ -223,7 +215,7 @@ final class SessionCommandTests: XCTestCase {
         // The running get took the file over: it waits for it too, and finishes it.
         first.waitUntilExit()
         XCTAssertEqual(first.terminationStatus, 0)
-        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try Self.server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try server.sha256(name: "two.bin", size: 2_000_000, seed: 3))
     }
 
     func testAGetWhoseTerminalClosesSavesAndSaysSo() throws {
@@ -276,7 +268,7 @@ final class SessionCommandTests: XCTestCase {
     func testLimitRateIsForOneRunOnly() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
         let run = try Processes.tdl(["get", "-q", "--limit-rate", "500K", "-d", downloads.path,
-                                     Self.server.url("/file/capped.bin?size=100000")], home: home.path)
+                                     server.url("/file/capped.bin?size=100000")], home: home.path)
         XCTAssertEqual(run.status, 0, run.stderr)
         try ":save-display \(work.file("screen"))\nq\n".write(toFile: work.file("script"), atomically: true, encoding: .utf8)
         let ui = try Processes.tdl(["-d", downloads.path], home: home.path,
@@ -288,7 +280,7 @@ final class SessionCommandTests: XCTestCase {
 
     func testWithoutARunningTdlCommandsChangeTheSavedSession() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let urls = ["a", "b", "c"].map { Self.server.url("/file/\($0).bin?size=1000") }
+        let urls = ["a", "b", "c"].map { server.url("/file/\($0).bin?size=1000") }
         XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path] + urls, home: home.path).status, 0)
         XCTAssertEqual(try Processes.tdl(["pause", urls[0]], home: home.path).stdout, "paused \(urls[0])\n")
         XCTAssertEqual(try Processes.tdl(["stop", urls[1]], home: home.path).stdout, "stopped \(urls[1])\n")
@@ -309,7 +301,7 @@ final class SessionCommandTests: XCTestCase {
         let python = Processes.which("python3") ?? "/usr/bin/python3"
         let bind = try Processes.run(python, ["-c", "import socket; s = socket.socket(socket.AF_UNIX); s.bind('\(home.file("default.sock"))')"])
         XCTAssertEqual(bind.status, 0, bind.stderr)
-        let add = try Processes.tdl(["add", Self.server.url("/file/x.bin")], home: home.path)
+        let add = try Processes.tdl(["add", server.url("/file/x.bin")], home: home.path)
         XCTAssertEqual(add.status, 0, add.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: home.file("default.sock")))
         XCTAssertEqual(try jsonList(home).count, 1)
@@ -324,8 +316,8 @@ final class SessionCommandTests: XCTestCase {
             """.write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
         // Shell syntax in the URL stays text: no shell sees it.
-        let good = Self.server.url("/file/ok.bin?size=1000&note=$(touch%20\(work.file("pwned")));x")
-        let bad = Self.server.url("/file/missing.bin?status=404")
+        let good = server.url("/file/ok.bin?size=1000&note=$(touch%20\(work.file("pwned")));x")
+        let bad = server.url("/file/missing.bin?status=404")
         let run = try Processes.tdl(["get", "-q", "-d", downloads.path, "--on-complete", hook, "--on-error", hook, good, bad],
                                     home: home.path)
         XCTAssertEqual(run.status, 1, run.stderr)
@@ -338,7 +330,7 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.file("pwned")))
 
         // The session keeps the hook for later runs.
-        let later = Self.server.url("/file/later.bin?size=1000")
+        let later = server.url("/file/later.bin?size=1000")
         XCTAssertEqual(try Processes.tdl(["get", "-q", later], home: home.path).status, 0)
         XCTAssertTrue(Processes.waitUntil(timeout: 5) {
             ((try? String(contentsOfFile: work.file("calls"), encoding: .utf8)) ?? "").contains(later)
@@ -347,9 +339,9 @@ final class SessionCommandTests: XCTestCase {
 
     func testSessionsAreListedAndDestroyedWithoutTouchingFiles() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let url = Self.server.url("/file/kept.bin?size=1000")
+        let url = server.url("/file/kept.bin?size=1000")
         XCTAssertEqual(try Processes.tdl(["get", "-q", "--session", "work", "-d", downloads.path, url], home: home.path).status, 0)
-        XCTAssertEqual(try Processes.tdl(["add", "--session", "home", url, Self.server.url("/file/y")], home: home.path).status, 0)
+        XCTAssertEqual(try Processes.tdl(["add", "--session", "home", url, server.url("/file/y")], home: home.path).status, 0)
         XCTAssertEqual(try Processes.tdl(["session", "list"], home: home.path).stdout, "home\t2 tasks\nwork\t1 task\n")
         let destroy = try Processes.tdl(["session", "destroy", "work"], home: home.path)
         XCTAssertEqual(destroy.status, 0, destroy.stderr)
@@ -369,7 +361,7 @@ final class SessionCommandTests: XCTestCase {
 
     func testListSortsForTheListingOnly() throws {
         let home = TemporaryDirectory()
-        let urls = ["b.iso", "c.txt", "a.png"].map { Self.server.url("/file/\($0)") }
+        let urls = ["b.iso", "c.txt", "a.png"].map { server.url("/file/\($0)") }
         for url in urls { XCTAssertEqual(try Processes.tdl(["add", url], home: home.path).status, 0) }
         func names(_ arguments: [String]) throws -> [String] {
             try Processes.tdl(["list"] + arguments, home: home.path).stdout.split(separator: "\n")

@@ -3,21 +3,8 @@ import TDLTestSupport
 import XCTest
 
 /// `tdl get URL -o -` into a pipe, as `| sha256sum` or `| tar x` would read it.
-final class StandardOutputTests: XCTestCase {
-    static var server: FaultServer!
-    static var setUpError: Error?
-    var server: FaultServer { Self.server }
+final class StandardOutputTests: FaultServerTestCase {
     let home = TemporaryDirectory()
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { setUpError = error }
-    }
-
-    override func setUpWithError() throws {
-        if let error = Self.setUpError { throw error }
-    }
-
-    override class func tearDown() { server = nil }
 
     /// `tdl get -o - URL | sha256sum` in bash with pipefail: tdl's status, and the digest.
     func piped(_ url: String) throws -> (status: Int32, sha256: String, stderr: String) {

@@ -4,17 +4,7 @@ import TDLTestSupport
 import XCTest
 
 /// Every fault ends in a correct file or a clear reason, never a wrong file.
-final class FaultServerTests: XCTestCase {
-    static var server: FaultServer!
-
-    override class func setUp() {
-        do { server = try FaultServer() } catch { XCTFail("fault server: \(error)") }
-    }
-
-    override class func tearDown() { server = nil }
-
-    var server: FaultServer { Self.server }
-
+final class FaultServerTests: FaultServerTestCase {
     func assertIdentical(_ harness: EngineHarness, _ file: String, name: String, size: Int, seed: Int, line: UInt = #line) throws {
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file(file)), try server.sha256(name: name, size: size, seed: seed), line: line)
     }
