@@ -117,12 +117,16 @@ public final class Aria2RPC {
         }
     }
 
-    /// On the loop, at every turn and after every call: publishes the tasks that changed and
-    /// the running ones' numbers (every task, the first time).
-    public func publishStatus() {
+    /// On the loop, after every call: publishes the tasks that changed and the running ones'
+    /// numbers (every task, at the first call).
+    func publishStatus() {
         publisher.fillIfNeeded()
         publisher.publish()
     }
+
+    /// On the loop, at every turn: the same, once a call has made the board (a server no
+    /// client has called costs nothing).
+    public func publishLiveStatus() { publisher.publish() }
 
     static func errorResponse(id: JSON, _ fault: RPCFault) -> JSON {
         ["id": id, "jsonrpc": "2.0", "error": ["code": .number(Double(fault.code)), "message": .string(fault.message)]]

@@ -135,7 +135,7 @@ public final class RPCServer: @unchecked Sendable {
     @discardableResult
     public func serve() -> Int {
         let answered = inbox.runJobs()
-        rpc.publishStatus()
+        rpc.publishLiveStatus()
         return answered
     }
 

@@ -27,13 +27,46 @@ final class StatusBoard: @unchecked Sendable {
         let defaultConnections: Int
     }
 
+    /// The tasks by GID, and which of them are active.
+    struct Tasks {
+        var byGID: [UInt64: DownloadTask] = [:]
+        /// URLs whose GID another URL, added earlier, holds (almost always none).
+        var shadowed: [UInt64: Set<String>] = [:]
+        var active: Set<UInt64> = []
+
+        mutating func place(_ task: DownloadTask) {
+            let gid = Aria2Terms.gidNumber(of: task.url)
+            if let held = byGID[gid], held.url != task.url {
+                // The first added keeps the GID; the other waits in `shadowed`.
+                guard (task.addTime, task.url) < (held.addTime, held.url) else {
+                    shadowed[gid, default: []].insert(task.url)
+                    return
+                }
+                shadowed[gid, default: []].insert(held.url)
+                shadowed[gid]!.remove(task.url)
+            }
+            byGID[gid] = task
+            if Aria2Terms.status(of: task) == .active { active.insert(gid) } else { active.remove(gid) }
+        }
+
+        /// Forgets `url`; returns the URLs its GID hid.
+        mutating func remove(_ url: String) -> [String] {
+            let gid = Aria2Terms.gidNumber(of: url)
+            guard byGID[gid]?.url == url else {
+                shadowed[gid]?.remove(url)
+                if shadowed[gid]?.isEmpty == true { shadowed[gid] = nil }
+                return []
+            }
+            byGID[gid] = nil
+            active.remove(gid)
+            return shadowed.removeValue(forKey: gid).map(Array.init) ?? []
+        }
+    }
+
     private let lock = NSLock()
     /// False until the loop first publishes every task: until then the loop answers everything.
     private var filled = false
-    private var byGID: [UInt64: DownloadTask] = [:]
-    /// URLs whose GID another URL, added earlier, holds (almost always none).
-    private var shadowed: [UInt64: Set<String>] = [:]
-    private var activeGIDs: Set<UInt64> = []
+    private var tasks = Tasks()
     private var activity: [String: TaskActivity] = [:]
     private var totals = Totals()
     private var secretValue: String?
@@ -56,7 +89,7 @@ final class StatusBoard: @unchecked Sendable {
     /// The task with this GID, nil when the board has none (or is not filled yet).
     func entry(gid: UInt64) -> Entry? {
         locked {
-            guard let task = byGID[gid] else { return nil }
+            guard let task = tasks.byGID[gid] else { return nil }
             return Entry(task: task, activity: activity[task.url], defaultConnections: totals.defaultConnections)
         }
     }
@@ -64,7 +97,7 @@ final class StatusBoard: @unchecked Sendable {
     /// The active tasks, by URL.
     func activeEntries() -> [Entry] {
         locked {
-            activeGIDs.compactMap { byGID[$0] }.sorted { $0.url < $1.url }
+            tasks.active.compactMap { tasks.byGID[$0] }.sorted { $0.url < $1.url }
                 .map { Entry(task: $0, activity: activity[$0.url], defaultConnections: totals.defaultConnections) }
         }
     }
@@ -72,17 +105,18 @@ final class StatusBoard: @unchecked Sendable {
     var currentTotals: Totals { locked { totals } }
 
     /// The URL of the task with this GID.
-    func url(gid: UInt64) -> String? { locked { byGID[gid]?.url } }
+    func url(gid: UInt64) -> String? { locked { tasks.byGID[gid]?.url } }
 
     // MARK: - Writing, on the loop
 
-    /// Publishes every task at once; the board answers from now on.
-    func fill<Tasks: Sequence<DownloadTask>>(with tasks: Tasks) {
+    /// Publishes every task at once; the board answers from now on. The table is made before
+    /// the lock is taken: readers wait only for the swap.
+    func fill<All: Sequence<DownloadTask>>(with all: All) {
+        var made = Tasks()
+        made.byGID.reserveCapacity(all.underestimatedCount)
+        for task in all { made.place(task) }
         locked {
-            byGID = [:]
-            shadowed = [:]
-            activeGIDs = []
-            for task in tasks { place(task) }
+            tasks = made
             filled = true
         }
     }
@@ -92,8 +126,8 @@ final class StatusBoard: @unchecked Sendable {
     func update(_ changed: [DownloadTask], forgotten: [String]) -> [String] {
         locked {
             var uncovered: [String] = []
-            for url in forgotten { uncovered += remove(url) }
-            for task in changed { place(task) }
+            for url in forgotten { uncovered += tasks.remove(url) }
+            for task in changed { tasks.place(task) }
             return uncovered
         }
     }
@@ -104,34 +138,5 @@ final class StatusBoard: @unchecked Sendable {
             self.activity = activity
             self.totals = totals
         }
-    }
-
-    /// Inside the lock.
-    private func place(_ task: DownloadTask) {
-        let gid = Aria2Terms.gidNumber(of: task.url)
-        if let held = byGID[gid], held.url != task.url {
-            // The first added keeps the GID; the other waits in `shadowed`.
-            guard (task.addTime, task.url) < (held.addTime, held.url) else {
-                shadowed[gid, default: []].insert(task.url)
-                return
-            }
-            shadowed[gid, default: []].insert(held.url)
-            shadowed[gid]!.remove(task.url)
-        }
-        byGID[gid] = task
-        if Aria2Terms.status(of: task) == .active { activeGIDs.insert(gid) } else { activeGIDs.remove(gid) }
-    }
-
-    /// Inside the lock: forgets `url`; returns the URLs its GID hid.
-    private func remove(_ url: String) -> [String] {
-        let gid = Aria2Terms.gidNumber(of: url)
-        guard byGID[gid]?.url == url else {
-            shadowed[gid]?.remove(url)
-            if shadowed[gid]?.isEmpty == true { shadowed[gid] = nil }
-            return []
-        }
-        byGID[gid] = nil
-        activeGIDs.remove(gid)
-        return shadowed.removeValue(forKey: gid).map(Array.init) ?? []
     }
 }
