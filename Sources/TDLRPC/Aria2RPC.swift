@@ -126,7 +126,7 @@ public final class Aria2RPC {
 
     /// On the loop, at every turn: the same, once a call has made the board (a server no
     /// client has called costs nothing).
-    public func publishLiveStatus() { publisher.publish() }
+    func publishLiveStatus() { publisher.publish() }
 
     static func errorResponse(id: JSON, _ fault: RPCFault) -> JSON {
         ["id": id, "jsonrpc": "2.0", "error": ["code": .number(Double(fault.code)), "message": .string(fault.message)]]
