@@ -2,6 +2,7 @@
 """aria2 JSON-RPC under load, against `tdl serve` (the release build by default).
 
     scripts/bench-rpc.py [--tdl .build/release/tdl] [--tasks 10000] [--rate 100] [--window 2] [--rounds 3]
+    scripts/bench-rpc.py --first-call-memory 1000000 [--tdl …]
 
 A session of --tasks paused downloads and two downloads from nginx on 127.0.0.1 (a sparse
 file, so the server reads nothing from disk) into /dev/shm (on a disk, the kernel's writeback
@@ -11,6 +12,10 @@ a client sends --rate calls a second (nine tellStatus of a random task for each 
 1,000 tasks at a random offset), recording each call's time. Prints the medians and the speed
 the downloads kept. The goals: tellStatus <= 2 ms median, tellWaiting of 1,000 <= 50 ms
 median, at most 5% of the download speed lost. Needs nginx (scripts/install-deps.sh --test).
+
+--first-call-memory N measures instead what answering costs in a session of N tasks (made by
+`tdl debug populate`): `tdl serve`'s RSS before any call, after the first call, after a
+tellStopped and after a tellStatus, with each call's time.
 """
 import argparse, http.client, json, os, random, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
@@ -24,12 +29,53 @@ ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--size-gib", type=int, default=4, help="size of the (sparse) file each download fetches; both are restarted before each window, so at most twice this is in /dev/shm")
 ap.add_argument("--downloads-in", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
                 help="where the files go (default /dev/shm: at loopback speed a disk's writeback, not tdl, sets the pace)")
+ap.add_argument("--first-call-memory", type=int, metavar="N", help="measure RSS and the first calls' times in a session of N populated tasks, then exit")
 args = ap.parse_args()
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+def first_call_memory(n):
+    import urllib.request
+    work = tempfile.mkdtemp(prefix="tdl-bench-rpc-")
+    env = dict(os.environ, TDL_HOME=os.path.join(work, "home"))
+    port = free_port()
+    def rss(pid):
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(l.split()[1]) // 1024 for l in f if l.startswith("VmRSS"))
+    def call(method, *params):
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+        t = time.perf_counter()
+        answer = json.loads(urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/jsonrpc", body), timeout=300).read())
+        return answer["result"], (time.perf_counter() - t) * 1000
+    serve = None
+    try:
+        subprocess.run([args.tdl, "debug", "populate", str(n)], env=env, check=True, stdout=subprocess.DEVNULL)
+        serve = subprocess.Popen([args.tdl, "serve", "-d", work, "--rpc-listen-port", str(port)], env=env, stderr=subprocess.DEVNULL)
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close(); break
+            except OSError: time.sleep(0.1)
+        time.sleep(1)
+        print(f"{n} tasks: RSS {rss(serve.pid)} MB before any call")
+        _, ms = call("aria2.getVersion")
+        print(f"first call (getVersion) {ms:.0f} ms, RSS {rss(serve.pid)} MB")
+        stopped, ms = call("aria2.tellStopped", 0, 1, ["gid"])
+        print(f"tellStopped 0 1 {ms:.0f} ms, RSS {rss(serve.pid)} MB")
+        for _ in range(3):
+            _, ms = call("aria2.tellStatus", stopped[0]["gid"])
+            print(f"tellStatus {ms:.1f} ms, RSS {rss(serve.pid)} MB")
+        call("aria2.shutdown")
+        serve.wait(60)
+    finally:
+        if serve and serve.poll() is None: serve.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+if args.first_call_memory:
+    first_call_memory(args.first_call_memory)
+    sys.exit(0)
 
 work = tempfile.mkdtemp(prefix="tdl-bench-rpc-")
 site, home = (os.path.join(work, d) for d in ("site", "home"))

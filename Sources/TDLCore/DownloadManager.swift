@@ -96,8 +96,11 @@ public final class DownloadManager {
         snapshot.tasks = [:]
         // Tasks added before the load (none at launch) stay.
         for (url, task) in tasks.byURL where loaded[url] == nil { loaded[url] = task }
+        let tracking = tasks.isTrackingChanges
         tasks = TaskTable(loaded)
         loaded = [:]
+        // Whoever follows the changes sees every loaded task as one.
+        if tracking { tasks.trackChanges(all: true) }
         var runningBefore: [DownloadTask] = []
         for url in snapshot.activeURLs {
             guard let wasDownloading = tasks[url].map({ $0.state == .downloading }) else { continue }

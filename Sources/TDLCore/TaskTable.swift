@@ -3,11 +3,14 @@
 /// a million tasks each time took most of a second per key.
 ///
 /// Every change goes through the subscript, which compares a task's state and place before
-/// and after, so no path that changes a task can leave the counts behind.
+/// and after, so no path that changes a task can leave the counts behind. For the same reason
+/// the subscript notes which tasks changed, once someone asks for that (`trackChanges`).
 struct TaskTable {
     private(set) var byURL: [String: DownloadTask]
     /// Tasks of the list by state, indexed by `TaskState.allCases` order.
     private var listed = [Int](repeating: 0, count: TaskState.allCases.count)
+    /// URLs of the tasks written since `takeChanged`; nil (nothing kept) until `trackChanges`.
+    private var changed: Set<String>?
 
     init(_ tasks: [String: DownloadTask] = [:]) {
         byURL = tasks
@@ -23,6 +26,7 @@ struct TaskTable {
             let before = byURL[url].map(Self.countedAs)
             yield &byURL[url]
             let after = byURL[url].map(Self.countedAs)
+            changed?.insert(url)
             if before?.state != after?.state || before?.listed != after?.listed {
                 if let before, before.listed { listed[before.state] -= 1 }
                 if let after, after.listed { listed[after.state] += 1 }
@@ -35,6 +39,25 @@ struct TaskTable {
     var count: Int { byURL.count }
 
     mutating func reserveCapacity(_ n: Int) { byURL.reserveCapacity(n) }
+
+    var isTrackingChanges: Bool { changed != nil }
+
+    /// From now on, notes the URL of every task written (added, changed or removed); `all`
+    /// counts every task there is as changed.
+    mutating func trackChanges(all: Bool = false) {
+        if all {
+            changed = Set(byURL.keys)
+        } else if changed == nil {
+            changed = []
+        }
+    }
+
+    /// The URLs written since the last call (or since `trackChanges`).
+    mutating func takeChanged() -> Set<String> {
+        guard let taken = changed, !taken.isEmpty else { return [] }
+        changed = []
+        return taken
+    }
 
     /// Tasks of the list (not the trash) in each state that has any.
     var countsByState: [TaskState: Int] {

@@ -3,7 +3,9 @@ import TDLCore
 
 /// aria2's JSON-RPC interface over a `DownloadManager`: a request's bytes in, the answer's
 /// bytes out, nothing else. No socket and no thread here: it runs on the event loop that owns
-/// the manager (the server hands it each request there), and a test calls it directly.
+/// the manager (the server hands it each request there), and a test calls it directly. What
+/// the read-only calls need it publishes to `statusBoard`, which the server's threads answer
+/// those from (`ReadOnlyCalls`).
 ///
 ///     let rpc = Aria2RPC(manager: manager)
 ///     rpc.answer(to: Data(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#.utf8))
@@ -12,7 +14,9 @@ import TDLCore
 public final class Aria2RPC {
     public let manager: DownloadManager
     /// `token:SECRET` must open the parameters of every `aria2.` method when set.
-    public var secret: String?
+    public var secret: String? {
+        didSet { publisher.board.secret = secret }
+    }
     /// Said by `aria2.getVersion` beside aria2's own version number.
     public var tdlVersion: String
     /// The listening address, for `getGlobalOption`.
@@ -26,9 +30,9 @@ public final class Aria2RPC {
     /// One per run, as aria2's is.
     let sessionID: String
     private var observer: Int?
-    /// GID → URL, rebuilt only when a GID is not found after the list changed.
-    private var gids: [String: String] = [:]
-    private var gidsStale = true
+    /// The tasks as the server's threads see them, and the index of tasks by GID.
+    let publisher: StatusPublisher
+    var statusBoard: StatusBoard { publisher.board }
     /// The tasks by aria2 status, rebuilt after any change.
     private var partition: Partition?
 
@@ -38,7 +42,9 @@ public final class Aria2RPC {
 
     public init(manager: DownloadManager, secret: String? = nil, tdlVersion: String = "", listenPort: Int = 6800, listenAll: Bool = false) {
         self.manager = manager
+        publisher = StatusPublisher(manager: manager)
         self.secret = secret?.isEmpty == true ? nil : secret
+        publisher.board.secret = self.secret
         self.tdlVersion = tdlVersion
         self.listenPort = listenPort
         self.listenAll = listenAll
@@ -47,7 +53,6 @@ public final class Aria2RPC {
             guard let self else { return }
             switch event {
             case .listChanged, .deleted:
-                self.gidsStale = true
                 self.partition = nil
             case .taskChanged(let url), .taskSucceeded(let url, _), .taskFailed(let url, _):
                 // Progress changes no status: the queues stay (rebuilding them is a sort of every task).
@@ -81,6 +86,9 @@ public final class Aria2RPC {
     /// The answer to a parsed request: a call, or a batch (a JSON array of calls). Its bytes
     /// are written by the caller (off the loop, in the server).
     public func answer(request: JSON) -> JSON {
+        // What the call changed is published before its answer leaves: a read that follows
+        // it, answered off the loop, sees the change.
+        defer { publishStatus() }
         if case .array(let calls) = request {
             guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")) }
             return JSON.array(calls.map(answer(call:)))
@@ -108,6 +116,17 @@ public final class Aria2RPC {
             return Self.errorResponse(id: id, RPCFault(1, "\(error)"))
         }
     }
+
+    /// On the loop, after every call: publishes the tasks that changed and the running ones'
+    /// numbers (every task, at the first call).
+    func publishStatus() {
+        publisher.fillIfNeeded()
+        publisher.publish()
+    }
+
+    /// On the loop, at every turn: the same, once a call has made the board (a server no
+    /// client has called costs nothing).
+    func publishLiveStatus() { publisher.publish() }
 
     static func errorResponse(id: JSON, _ fault: RPCFault) -> JSON {
         ["id": id, "jsonrpc": "2.0", "error": ["code": .number(Double(fault.code)), "message": .string(fault.message)]]
@@ -199,7 +218,7 @@ public final class Aria2RPC {
             return statusStruct(of: url, keys: try keys(p, at: 1))
         case "aria2.getUris":
             let (_, url) = try task(&p)
-            return .array([uriStruct(url)])
+            return .array([Aria2Structs.uri(url)])
         case "aria2.getFiles":
             let (_, url) = try task(&p)
             return statusStruct(of: url, keys: ["files"])["files"] ?? .array([])
@@ -208,9 +227,7 @@ public final class Aria2RPC {
             guard try status(url) == .active, let task = manager.task(url) else {
                 throw RPCFault(1, "No active download for GID#\(gid)")
             }
-            let speed = manager.activity[url]?.speed ?? 0
-            return [["index": "1", "servers": [["uri": .string(url), "currentUri": .string(task.finalURL ?? url),
-                                                  "downloadSpeed": .string(String(speed))]]]]
+            return Aria2Structs.servers(of: task, speed: manager.activity[url]?.speed ?? 0)
         case "aria2.tellActive":
             let keys = try keys(p, at: 0)
             return .array(currentPartition().active.map { statusStruct(of: $0, keys: keys) })
@@ -232,10 +249,8 @@ public final class Aria2RPC {
         case "aria2.changeGlobalOption":
             return try changeGlobalOption(&p)
         case "aria2.getGlobalStat":
-            let parts = currentPartition()
-            return ["downloadSpeed": .string(String(manager.overallSpeed)), "uploadSpeed": "0",
-                    "numActive": .string(String(parts.active.count)), "numWaiting": .string(String(parts.waiting.count)),
-                    "numStopped": .string(String(parts.stopped.count)), "numStoppedTotal": .string(String(parts.stopped.count))]
+            publishStatus()
+            return Aria2Structs.globalStat(statusBoard.currentTotals)
         case "aria2.purgeDownloadResult":
             forget(currentPartition().stopped)
             return "OK"
@@ -282,25 +297,12 @@ public final class Aria2RPC {
 
     /// The task a GID parameter names.
     func task(_ p: inout Params, at index: Int = 0) throws -> (gid: String, url: String) {
-        guard let gid = p.string(index), Aria2Terms.isGID(gid) else { throw RPCFault.badParams }
-        let key = gid.lowercased()
-        if let url = gids[key], manager.task(url) != nil { return (key, url) }
-        if gidsStale {
-            rebuildGIDs()
-            if let url = gids[key], manager.task(url) != nil { return (key, url) }
-        }
+        guard let gid = p.string(index), let number = Aria2Terms.gidNumber(gid) else { throw RPCFault.badParams }
+        // Tasks added earlier in this call (a multicall's addUri) are looked up too.
+        publisher.fillIfNeeded()
+        publisher.publishChanges()
+        if let url = statusBoard.url(gid: number), manager.task(url) != nil { return (gid.lowercased(), url) }
         throw RPCFault(1, "GID \(gid) is not found")
-    }
-
-    private func rebuildGIDs() {
-        var index: [String: String] = [:]
-        index.reserveCapacity(manager.taskCount)
-        // The first added keeps a shared GID.
-        for task in tasks().sorted(by: { ($0.addTime, $0.url) > ($1.addTime, $1.url) }) {
-            index[Aria2Terms.gid(of: task.url)] = task.url
-        }
-        gids = index
-        gidsStale = false
     }
 
     func tasks() -> [DownloadTask] { manager.allTasksSet.compactMap(manager.task) }
@@ -376,42 +378,11 @@ public final class Aria2RPC {
 
     // MARK: - Structs
 
-    func uriStruct(_ url: String) -> JSON { ["uri": .string(url), "status": "used"] }
-
     /// aria2's status struct of a task, with only `keys` when given.
     public func statusStruct(of url: String, keys: Set<String>? = nil) -> JSON {
         guard let task = manager.task(url) else { return .object([]) }
-        let status = Aria2Terms.status(of: task)
-        let activity = status == .active ? manager.activity[url] : nil
-        let completed = activity?.received ?? task.received
-        let total = task.size ?? activity?.expected ?? 0
-        let pieceLength: Int64 = 1 << 20
-        var fields: [(String, JSON)] = []
-        func add(_ key: String, _ value: @autoclosure () -> JSON) {
-            if keys == nil || keys!.contains(key) { fields.append((key, value())) }
-        }
-        func string(_ n: Int64) -> JSON { .string(String(n)) }
-        add("gid", .string(Aria2Terms.gid(of: url)))
-        add("status", .string(status.rawValue))
-        add("totalLength", string(total))
-        add("completedLength", string(completed))
-        add("uploadLength", "0")
-        add("downloadSpeed", string(activity?.speed ?? 0))
-        add("uploadSpeed", "0")
-        add("pieceLength", string(pieceLength))
-        add("numPieces", string(total == 0 ? 0 : (total + pieceLength - 1) / pieceLength))
-        add("connections", string(status == .active ? Int64(task.options.connections ?? manager.settings.connectionsPerDownload) : 0))
-        if let reason = task.failReason, task.state == .failed {
-            add("errorCode", .string(String(Aria2Terms.errorCode(of: reason))))
-            add("errorMessage", .string(reason.message))
-        } else if status == .complete || status == .removed {
-            add("errorCode", "0")
-            add("errorMessage", "")
-        }
-        add("dir", .string(task.directory))
-        add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
-                       "completedLength": string(completed), "selected": "true", "uris": [uriStruct(url)]]])
-        return .object(fields)
+        return Aria2Structs.status(of: task, activity: manager.activity[url],
+                                   defaultConnections: manager.settings.connectionsPerDownload, keys: keys)
     }
 
     // MARK: - Options
@@ -516,7 +487,6 @@ public final class Aria2RPC {
         if let position, currentPartition().waiting.contains(added) {
             move(added, to: position)
         }
-        gids[Aria2Terms.gid(of: added)] = added
         return .string(Aria2Terms.gid(of: added))
     }
 

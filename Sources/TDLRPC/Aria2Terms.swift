@@ -7,18 +7,28 @@ public enum Aria2Terms {
     /// has the same GID in every run, in `tdl serve` and in `tdl --rpc`, with nothing stored.
     /// Two URLs of one session sharing a GID (about 1 in 3·10¹¹ for 10,000 tasks) answer
     /// for the one added first.
-    public static func gid(of url: String) -> String {
+    public static func gid(of url: String) -> String { gidText(gidNumber(of: url)) }
+
+    /// The GID as the number its 16 hex digits write.
+    public static func gidNumber(of url: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in url.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
+        return hash
+    }
+
+    static func gidText(_ number: UInt64) -> String {
+        let hex = String(number, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    public static func isGID(_ text: String) -> Bool {
-        text.utf8.count == 16 && UInt64(text, radix: 16) != nil
+    public static func isGID(_ text: String) -> Bool { gidNumber(text) != nil }
+
+    /// The number a GID parameter writes; nil when it is not 16 hex digits.
+    static func gidNumber(_ text: String) -> UInt64? {
+        text.utf8.count == 16 ? UInt64(text, radix: 16) : nil
     }
 
     /// aria2's status of a task. Both ways, as the README's table says:

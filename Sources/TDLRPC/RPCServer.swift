@@ -8,8 +8,10 @@ import Glibc
 
 /// aria2's JSON-RPC over HTTP (`POST /jsonrpc`) and WebSocket (`GET /jsonrpc`, which also
 /// carries the notifications), served by FlyingFox on its own threads. Those threads never
-/// touch the manager: each call is handed to the event loop through a `LoopInbox` and the
-/// connection waits for the answer, which the loop makes between transfers (`runJobs`).
+/// touch the manager: a call that only reads (`tellStatus` and the like, see `ReadOnlyCalls`)
+/// is answered from the status the loop publishes (`StatusBoard`); any other is handed to the
+/// event loop through a `LoopInbox` and the connection waits for the answer, which the loop
+/// makes between transfers (`runJobs`).
 ///
 /// What a client controls is bounded: a body is at most `maxBody` bytes (413 and the
 /// connection closed), a request must arrive whole within `secondsPerRequest` of the
@@ -58,10 +60,13 @@ public final class RPCServer: @unchecked Sendable {
         server = HTTPServer(config: config)
         let inbox = self.inbox, hub = self.hub, deadlines = self.deadlines, limits = self.limits
         let rpcBox = UncheckedBox(rpc)
-        // The loop only carries out the calls: parsing the body and writing the answer's bytes
-        // (1,000 status structs are 400 KB) happen on the server's threads.
+        let readOnly = ReadOnlyCalls(board: rpc.statusBoard)
+        // The loop only carries out the calls that need it: parsing the body and writing the
+        // answer's bytes (1,000 status structs are 400 KB) happen on the server's threads, and
+        // reads are answered there too, without waiting for the loop's turn.
         let answer: @Sendable (Data) async -> Data = { body in
             guard let request = Aria2RPC.request(body) else { return Aria2RPC.parseError.serialized }
+            if let read = readOnly.answer(request: request) { return read.serialized }
             return await inbox.ask { rpcBox.value.answer(request: request) }.serialized
         }
         let started = DispatchSemaphore(value: 0)
@@ -125,9 +130,14 @@ public final class RPCServer: @unchecked Sendable {
     /// What the loop waits on for this server.
     public var watched: [WatchedFD] { [inbox.watched] }
 
-    /// On the loop, every turn: answers the calls that arrived.
+    /// On the loop, every turn: answers the calls that arrived, and publishes the running
+    /// downloads' numbers for the calls answered off the loop.
     @discardableResult
-    public func serve() -> Int { inbox.runJobs() }
+    public func serve() -> Int {
+        let answered = inbox.runJobs()
+        rpc.publishLiveStatus()
+        return answered
+    }
 
     /// Stops listening and ends every connection; calls still waiting for the loop are answered
     /// first (a shutdown's "OK" reaches its client).

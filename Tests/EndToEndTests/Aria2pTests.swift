@@ -213,6 +213,54 @@ final class Aria2pTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
     }
 
+    /// What a read answers right after a call that changed a download, through aria2p's
+    /// client against `tdl serve`: reads are answered from the status the loop publishes, which
+    /// a changing call has brought up to date before its answer.
+    func testReadsRightAfterEachChangeSeeIt() throws {
+        try startServe()
+        let script = site.file("reads.py")
+        try """
+            import aria2p, json, sys, time
+            c = aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1]))
+            def status(gid):
+                return c.tell_status(gid, ["status"])["status"]
+            seen = {}
+            big = c.add_uri([sys.argv[2]])
+            seen["added"] = status(big)
+            lengths, end = [], time.time() + 30
+            while time.time() < end and len(set(lengths)) < 4:
+                s = c.tell_status(big, ["status", "completedLength"])
+                if s["status"] != "active":
+                    break
+                lengths.append(int(s["completedLength"]))
+                time.sleep(0.1)
+            c.pause(big)
+            seen["paused"] = status(big)
+            c.unpause(big)
+            seen["unpaused"] = status(big)
+            c.remove(big)
+            seen["removed"] = status(big)
+            small = c.add_uri([sys.argv[3]])
+            end = time.time() + 30
+            while time.time() < end and status(small) != "complete":
+                time.sleep(0.05)
+            done = c.tell_status(small)
+            print(json.dumps({"seen": seen, "lengths": lengths, "complete": done["status"],
+                              "completed": done["completedLength"], "total": done["totalLength"]}))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.run(python, [script, String(port), nginx.url("big.bin"), nginx.url("small.bin")], timeout: 90)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+        XCTAssertEqual(report["seen"] as? [String: String],
+                       ["added": "active", "paused": "paused", "unpaused": "active", "removed": "removed"])
+        let lengths = report["lengths"] as? [Int] ?? []
+        XCTAssertEqual(lengths, lengths.sorted(), "completedLength only grows")
+        XCTAssertGreaterThanOrEqual(Set(lengths).count, 3, "completedLength grows while downloading: \(lengths)")
+        XCTAssertEqual(report["complete"] as? String, "complete")
+        XCTAssertEqual(report["completed"] as? String, "1500000")
+        XCTAssertEqual(report["total"] as? String, "1500000")
+    }
+
     /// aria2p's "move to top" reorders tdl's waiting queue, and the slot that frees starts the
     /// download moved, not the one added first.
     func testADownloadMovedToTheTopStartsNext() throws {

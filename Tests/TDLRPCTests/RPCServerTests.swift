@@ -203,6 +203,85 @@ final class RPCServerTests: XCTestCase {
         } ?? nil
     }
 
+    /// One call from this thread while the loop does not turn: only a call answered off the
+    /// loop gets an answer (nil after `timeout`).
+    func callWithoutTheLoop(_ method: String, _ params: [JSON] = [], timeout: Double = 3) -> JSON? {
+        guard let client = RawClient(port: server.port, timeout: timeout) else { return nil }
+        let call: JSON = ["jsonrpc": "2.0", "id": "r", "method": .string(method), "params": .array(params)]
+        client.send(RawClient.post(call.text))
+        return client.readResponse().flatMap { try? JSON.parse($0.body) }
+    }
+
+    /// One call answered by the loop (turned meanwhile): what changes a download.
+    func callThroughTheLoop(_ method: String, _ params: [JSON] = []) -> JSON? {
+        let call: JSON = ["jsonrpc": "2.0", "id": "w", "method": .string(method), "params": .array(params)]
+        return post(call.text).flatMap { try? JSON.parse($0.body) }
+    }
+
+    func testReadsAreAnsweredWhileTheLoopIsBusyAndSeeEveryChangeAtOnce() throws {
+        try start()
+        let url = "http://127.0.0.1:1/read.bin"
+        let gid = try XCTUnwrap(callThroughTheLoop("aria2.addUri", [[.string(url)]])?["result"]?.string)
+        func status() -> String? { callWithoutTheLoop("aria2.tellStatus", [.string(gid), ["status"]])?["result"]?["status"]?.string }
+        func completed() -> String? {
+            callWithoutTheLoop("aria2.tellStatus", [.string(gid), ["completedLength"]])?["result"]?["completedLength"]?.string
+        }
+        // Read at once after the call that added it, with the loop not turning.
+        XCTAssertEqual(status(), "active")
+        XCTAssertEqual(callWithoutTheLoop("aria2.tellActive", [["gid"]])?["result"], [["gid": .string(gid)]])
+        XCTAssertEqual(callWithoutTheLoop("aria2.getGlobalStat")?["result"]?["numActive"], "1")
+        XCTAssertEqual(callWithoutTheLoop("aria2.getUris", [.string(gid)])?["result"]?.array?.first?["uri"]?.string, url)
+
+        // Bytes of a running download are as new as the loop's last turn.
+        fixture.engine.resolve(url, name: "read.bin", size: 1_000)
+        var lengths: [String?] = [completed()]
+        for bytes: Int64 in [300, 700] {
+            fixture.engine.live[url] = bytes
+            usleep(110_000)  // the manager samples live bytes at most every 0.1 s
+            fixture.manager.tick()
+            server.serve()
+            lengths.append(completed())
+        }
+        XCTAssertEqual(lengths, ["0", "300", "700"])
+        XCTAssertEqual(callWithoutTheLoop("aria2.getFiles", [.string(gid)])?["result"]?.array?.first?["length"], "1000")
+
+        // Each call that changes the download is seen by the next read.
+        _ = callThroughTheLoop("aria2.pause", [.string(gid)])
+        XCTAssertEqual(status(), "paused")
+        _ = callThroughTheLoop("aria2.unpause", [.string(gid)])
+        XCTAssertEqual(status(), "active")
+        // So is a change made on the loop by anything else (a key, another tdl command).
+        fixture.manager.pauseTasks([url])
+        XCTAssertEqual(status(), "paused")
+        fixture.manager.resumeTasks([url])
+        XCTAssertEqual(status(), "active")
+
+        let path = (fixture.folder as NSString).appendingPathComponent("read.bin")
+        FileManager.default.createFile(atPath: path, contents: Data(count: 1_000))
+        fixture.engine.finish(url, path: path, size: 1_000)
+        XCTAssertEqual(status(), "complete")
+        XCTAssertEqual(completed(), "1000")
+        XCTAssertEqual(callWithoutTheLoop("aria2.tellActive")?["result"], [])
+
+        _ = callThroughTheLoop("aria2.remove", [.string(gid)])
+        XCTAssertEqual(status(), "removed")
+        _ = callThroughTheLoop("aria2.removeDownloadResult", [.string(gid)])
+        // Forgotten: the read goes to the loop, which says so.
+        XCTAssertNil(callWithoutTheLoop("aria2.tellStatus", [.string(gid)], timeout: 1))
+        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", [.string(gid)])?["error"]?["message"], .string("GID \(gid) is not found"))
+    }
+
+    func testAReadWithAWrongTokenOrBadParametersGetsTheLoopsError() throws {
+        try start(secret: "pw")
+        let url = "http://127.0.0.1:1/t.bin"
+        let gid = try XCTUnwrap(callThroughTheLoop("aria2.addUri", ["token:pw", [.string(url)]])?["result"]?.string)
+        XCTAssertEqual(callWithoutTheLoop("aria2.tellStatus", ["token:pw", .string(gid), ["status"]])?["result"]?["status"], "active")
+        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", ["token:no", .string(gid)])?["error"]?["message"], "Unauthorized")
+        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", [.string(gid)])?["error"]?["message"], "Unauthorized")
+        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", ["token:pw", .string(gid), "status"])?["error"]?["code"], -32602)
+        XCTAssertEqual(callThroughTheLoop("aria2.getServers", ["token:pw", "xyz"])?["error"]?["code"], -32602)
+    }
+
     func testACallOverHTTPIsAnsweredOnTheLoop() throws {
         try start()
         let response = try XCTUnwrap(post(#"{"jsonrpc":"2.0","id":"1","method":"aria2.addUri","params":[["http://127.0.0.1:1/h"]]}"#))

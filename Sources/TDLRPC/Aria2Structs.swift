@@ -1,0 +1,64 @@
+import Foundation
+import TDLCore
+
+/// aria2's structs of a task, made from values alone: the loop makes them from the manager,
+/// the server's threads from the published `StatusBoard`, and both answer the same.
+enum Aria2Structs {
+    static let pieceLength: Int64 = 1 << 20
+
+    /// aria2's status struct, with only `keys` when given. `activity` counts while the task
+    /// is active; `defaultConnections` is the session's, for a task that names none.
+    static func status(of task: DownloadTask, activity: TaskActivity?, defaultConnections: Int, keys: Set<String>? = nil) -> JSON {
+        let url = task.url
+        let status = Aria2Terms.status(of: task)
+        let activity = status == .active ? activity : nil
+        let completed = activity?.received ?? task.received
+        let total = task.size ?? activity?.expected ?? 0
+        var fields: [(String, JSON)] = []
+        func add(_ key: String, _ value: @autoclosure () -> JSON) {
+            if keys == nil || keys!.contains(key) { fields.append((key, value())) }
+        }
+        func string(_ n: Int64) -> JSON { .string(String(n)) }
+        add("gid", .string(Aria2Terms.gid(of: url)))
+        add("status", .string(status.rawValue))
+        add("totalLength", string(total))
+        add("completedLength", string(completed))
+        add("uploadLength", "0")
+        add("downloadSpeed", string(activity?.speed ?? 0))
+        add("uploadSpeed", "0")
+        add("pieceLength", string(pieceLength))
+        add("numPieces", string(total == 0 ? 0 : (total + pieceLength - 1) / pieceLength))
+        add("connections", string(status == .active ? Int64(task.options.connections ?? defaultConnections) : 0))
+        if let reason = task.failReason, task.state == .failed {
+            add("errorCode", .string(String(Aria2Terms.errorCode(of: reason))))
+            add("errorMessage", .string(reason.message))
+        } else if status == .complete || status == .removed {
+            add("errorCode", "0")
+            add("errorMessage", "")
+        }
+        add("dir", .string(task.directory))
+        add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
+                       "completedLength": string(completed), "selected": "true", "uris": [uri(url)]]])
+        return .object(fields)
+    }
+
+    /// `getFiles`: the one file of a download.
+    static func files(of task: DownloadTask, activity: TaskActivity?, defaultConnections: Int) -> JSON {
+        status(of: task, activity: activity, defaultConnections: defaultConnections, keys: ["files"])["files"] ?? .array([])
+    }
+
+    static func uri(_ url: String) -> JSON { ["uri": .string(url), "status": "used"] }
+
+    /// `getServers` of an active download.
+    static func servers(of task: DownloadTask, speed: Int64) -> JSON {
+        [["index": "1", "servers": [["uri": .string(task.url), "currentUri": .string(task.finalURL ?? task.url),
+                                     "downloadSpeed": .string(String(speed))]]]]
+    }
+
+    /// `getGlobalStat`.
+    static func globalStat(_ totals: StatusBoard.Totals) -> JSON {
+        ["downloadSpeed": .string(String(totals.downloadSpeed)), "uploadSpeed": "0",
+         "numActive": .string(String(totals.active)), "numWaiting": .string(String(totals.waiting)),
+         "numStopped": .string(String(totals.stopped)), "numStoppedTotal": .string(String(totals.stopped))]
+    }
+}
