@@ -71,7 +71,8 @@ public enum ControlActions {
             reply.problems.append("not in the session: \(ScreenSafe.url(url))")
             reply.status = ExitStatus.badInput
         }
-        let known = urls.filter { manager.task($0) != nil }
+        // `add` reports from its own result: a million added URLs are not looked up again.
+        let known = request.command == .add ? [] : urls.filter { manager.task($0) != nil }
         func report(_ verb: String, _ changed: [String]) {
             let changedSet = Set(changed)
             for url in known {

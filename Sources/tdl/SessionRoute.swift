@@ -22,7 +22,11 @@ enum SessionRoute {
                     let session = try Session(options: options, downloading: false, locking: true, restoring: false,
                                               onlyTasks: tasksAlone(request))
                     if let notice = session.notice { warn(notice) }
-                    return ControlActions.perform(request, on: session.manager)
+                    let reply = ControlActions.perform(request, on: session.manager)
+                    // The reply is printed and the process ends: a million added tasks are
+                    // not freed one by one first.
+                    _ = Unmanaged.passRetained(session)
+                    return reply
                 } catch CLIError.sessionInUse(let name) {
                     if Date() > deadline { throw CLIError.sessionInUse(name) }
                     usleep(100_000)
@@ -43,7 +47,13 @@ enum SessionRoute {
 
     /// Prints a reply the way every command does and exits with its status.
     static func finish(_ reply: ControlReply) -> Never {
-        for line in reply.lines { print(line) }
+        var out = OutputBuffer()
+        for line in reply.lines {
+            out.append(line)
+            out.append("\n")
+            out.flushIfFull()
+        }
+        out.flush()
         for problem in reply.problems { warn(problem) }
         fflush(stdout)
         exit(reply.status)
