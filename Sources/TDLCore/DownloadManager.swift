@@ -351,6 +351,7 @@ public final class DownloadManager {
         }
         tasks.reserveCapacity(tasks.count + newTasks.count)
         saves.reserveCapacity(newTasks.count)
+        scheduler.reserveCapacity(newTasks.count)
         for task in newTasks {
             tasks[task.url] = task
             trackState(task.url, task.state)

@@ -53,6 +53,11 @@ struct Scheduler {
         movedRanks[entry.url].map { $0 == entry.rank } ?? true
     }
 
+    /// Room for `count` more waiting tasks: a batch of a million grew the set step by step.
+    mutating func reserveCapacity(_ count: Int) {
+        waiting.reserveCapacity(waiting.count + count)
+    }
+
     /// Follows a task's new state. `entry` gives its place in the queue by add time when it starts waiting.
     mutating func track(_ url: String, _ state: TaskState, entry: () -> WaitingQueue.Entry?) {
         if state == .waiting {
