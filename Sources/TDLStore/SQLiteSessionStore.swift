@@ -399,6 +399,12 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    /// Closes the file now, as the end of the process would: SQLite folds the WAL into the
+    /// file (synced) and removes it. For a command that ends without freeing its objects.
+    public func close() throws {
+        try dbQueue.close()
+    }
+
     // MARK: - Sessions
 
     // These act on the file as a whole, not on one session: a damaged file is reported and

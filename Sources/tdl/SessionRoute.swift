@@ -33,7 +33,7 @@ enum SessionRoute {
                 let reply = ControlActions.perform(consume request, on: session.manager)
                 // The reply is printed and the process ends: a million added tasks are not
                 // freed one by one first.
-                _ = Unmanaged.passRetained(session)
+                session.endWithoutFreeing()
                 return reply
             }
         }
