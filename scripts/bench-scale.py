@@ -26,6 +26,8 @@ ap.add_argument("--tdl", default=os.environ.get("TDL", os.path.join(root, ".buil
 ap.add_argument("--tasks", type=int, default=1_000_000)
 ap.add_argument("--check", action="store_true", help="fail only on wrong results, not on missed goals")
 ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+ap.add_argument("--only", choices=["populated", "added"],
+                help="time one session's figures alone: the populated one (list, one-URL commands, screen) or the add -i one")
 args = ap.parse_args()
 tdl = os.path.abspath(args.tdl)
 if not os.access(tdl, os.X_OK):
@@ -235,25 +237,27 @@ try:
     n = args.tasks
     print(f"tdl {tdl}, {n:,} tasks, in {work}", flush=True)
 
-    populated = os.path.join(work, "populated")
-    os.makedirs(populated)
-    seconds, kb, _ = run(populated, "debug", "populate", str(n))
-    print(f"  (populate: {seconds:.1f} s, {kb / 1024:.0f} MB)", flush=True)
-    tasks = sorted_lists(populated, "populated", n)
-    one_url_commands(populated, "populated")
-    # The one-URL commands left their URLs in the trash; the list is as before.
-    the_screen(populated, tasks, "populated")
+    if args.only != "added":
+        populated = os.path.join(work, "populated")
+        os.makedirs(populated)
+        seconds, kb, _ = run(populated, "debug", "populate", str(n))
+        print(f"  (populate: {seconds:.1f} s, {kb / 1024:.0f} MB)", flush=True)
+        tasks = sorted_lists(populated, "populated", n)
+        one_url_commands(populated, "populated")
+        # The one-URL commands left their URLs in the trash; the list is as before.
+        the_screen(populated, tasks, "populated")
 
-    added = os.path.join(work, "added")
-    os.makedirs(added)
-    urls = [f"http://127.0.0.1:9/scale/{i // 1000}/file-{i:07d}.bin" for i in range(n)]
-    with open(os.path.join(work, "urls.txt"), "w") as f:
-        f.write("\n".join(urls) + "\n")
-    seconds, kb, _ = run(added, "add", "-d", os.path.join(work, "downloads"), "-i", os.path.join(work, "urls.txt"))
-    record(f"added: tdl add -i of {n:,} URLs", seconds, 10, kb, 500)
-    tasks = sorted_lists(added, "added", n)
-    expect([t["url"] for t in tasks] == urls, "added: tdl list shows every URL of add -i in the order given")
-    one_url_commands(added, "added")
+    if args.only != "populated":
+        added = os.path.join(work, "added")
+        os.makedirs(added)
+        urls = [f"http://127.0.0.1:9/scale/{i // 1000}/file-{i:07d}.bin" for i in range(n)]
+        with open(os.path.join(work, "urls.txt"), "w") as f:
+            f.write("\n".join(urls) + "\n")
+        seconds, kb, _ = run(added, "add", "-d", os.path.join(work, "downloads"), "-i", os.path.join(work, "urls.txt"))
+        record(f"added: tdl add -i of {n:,} URLs", seconds, 10, kb, 500)
+        tasks = sorted_lists(added, "added", n)
+        expect([t["url"] for t in tasks] == urls, "added: tdl list shows every URL of add -i in the order given")
+        one_url_commands(added, "added")
 finally:
     cleanup()
 

@@ -325,20 +325,18 @@ public final class DownloadManager {
                 }
                 options.fileName = safe
             }
-            if seen.contains(url) {
+            if !seen.insert(url).inserted {
                 result.existing.append(url)
                 result.duplicates.append(.init(url: url, reason: "repeated in this batch"))
                 continue
             }
             if tasks[url] != nil {
-                seen.insert(url)
                 result.existing.append(url)
                 let outcome = askAgain(url, options: options)
                 result.duplicates.append(.init(url: url, reason: outcome.done))
                 if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
                 continue
             }
-            seen.insert(url)
             var task = DownloadTask(url: url, fileName: options.fileName ?? URLCheck.suggestedFileName(for: url),
                                     directory: options.directory ?? downloadDirectory,
                                     // A microsecond apart: the batch keeps its order in add-time order.
@@ -355,6 +353,8 @@ public final class DownloadManager {
             return result
         }
         tasks.reserveCapacity(tasks.count + newTasks.count)
+        saves.reserveCapacity(newTasks.count)
+        scheduler.reserveCapacity(newTasks.count)
         for task in newTasks {
             tasks[task.url] = task
             trackState(task.url, task.state)

@@ -6,6 +6,14 @@ import Foundation
 /// user did is dropped; the manager decides when to save.
 struct SaveQueue {
     private var changedTasks: Set<String> = []
+    /// The changed tasks in the order they first changed: a batch's rows are written in the
+    /// order it was added, so new rows go to the end of the table and of its indexes rather
+    /// than to pages all over them (hash order cost a million-URL `add` most of its writing
+    /// time), and the table reads back in that order.
+    private var changeOrder: [String] = []
+    /// A task left `changedTasks` after it changed (it was removed): the order then has an
+    /// entry to skip, or a task twice.
+    private var changeOrderHasGaps = false
     private var pending = SessionChanges()
     /// The list's revision at the last save: a layout arranged by hand is saved once it moves on.
     private var savedListRevision = 0
@@ -15,7 +23,16 @@ struct SaveQueue {
     /// offsets of bytes that are gone.
     private(set) var progressReset: Set<String> = []
 
-    mutating func taskChanged(_ url: String) { changedTasks.insert(url) }
+    /// Room for `count` more changed tasks: a batch of a million grew the set step by step,
+    /// hashing every URL again at each step.
+    mutating func reserveCapacity(_ count: Int) {
+        changedTasks.reserveCapacity(changedTasks.count + count)
+        changeOrder.reserveCapacity(changeOrder.count + count)
+    }
+
+    mutating func taskChanged(_ url: String) {
+        if changedTasks.insert(url).inserted { changeOrder.append(url) }
+    }
 
     mutating func settingsChanged(_ settings: SessionSettings) { pending.settings = settings }
 
@@ -33,7 +50,7 @@ struct SaveQueue {
 
     mutating func taskRemoved(_ url: String) {
         progressReset.remove(url)
-        changedTasks.remove(url)
+        if changedTasks.remove(url) != nil { changeOrderHasGaps = true }
         pending.progress[url] = nil
         pending.removed.append(url)
     }
@@ -49,13 +66,17 @@ struct SaveQueue {
     mutating func take(tasks: [String: DownloadTask], list: ListModel, at now: Date) -> SessionChanges? {
         lastSave = now
         pending.upserted.reserveCapacity(pending.upserted.count + changedTasks.count)
-        for url in changedTasks {
+        // A task removed after it changed is in the order but no longer in the set; one
+        // changed again after that is in the order twice, and goes out once.
+        for url in changeOrder where !changeOrderHasGaps || changedTasks.remove(url) != nil {
             if let task = tasks[url] {
                 pending.upserted.append(task)
-                pending.progress[url] = nil
+                if !pending.progress.isEmpty { pending.progress[url] = nil }
             }
         }
         changedTasks.removeAll()
+        changeOrder.removeAll()
+        changeOrderHasGaps = false
         if list.arrangement.isManual, pending.manualLayout == nil, list.revision != savedListRevision {
             pending.manualLayout = list.layout
         }

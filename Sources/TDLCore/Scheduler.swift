@@ -42,12 +42,20 @@ struct Scheduler {
 
     /// An entry by add time, at its task's place if the task was moved.
     private func placed(_ entry: WaitingQueue.Entry) -> WaitingQueue.Entry {
-        movedRanks[entry.url].map { WaitingQueue.Entry(rank: $0, url: entry.url) } ?? entry
+        // Empty collections are not asked: a batch of a million new tasks hashed each URL
+        // into every one of them.
+        if movedRanks.isEmpty { return entry }
+        return movedRanks[entry.url].map { WaitingQueue.Entry(rank: $0, url: entry.url) } ?? entry
     }
 
     /// Whether an entry carries its task's rank (not one it had before a move).
     private func isCurrent(_ entry: WaitingQueue.Entry) -> Bool {
         movedRanks[entry.url].map { $0 == entry.rank } ?? true
+    }
+
+    /// Room for `count` more waiting tasks: a batch of a million grew the set step by step.
+    mutating func reserveCapacity(_ count: Int) {
+        waiting.reserveCapacity(waiting.count + count)
     }
 
     /// Follows a task's new state. `entry` gives its place in the queue by add time when it starts waiting.
@@ -57,14 +65,14 @@ struct Scheduler {
                 queue.insert(entry)
                 if focus?.contains(url) == true { focusQueue.insert(entry) }
             }
-        } else {
+        } else if !waiting.isEmpty {
             waiting.remove(url)
         }
         if state == .downloading {
             downloading.insert(url)
-        } else {
+        } else if !downloading.isEmpty {
             downloading.remove(url)
-            finishing.remove(url)
+            if !finishing.isEmpty { finishing.remove(url) }
         }
     }
 

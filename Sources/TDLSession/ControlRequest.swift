@@ -56,7 +56,14 @@ public struct TaskStatus: Codable {
 
 /// Carries out requests on a manager: the running tdl's (live) or a saved session's.
 public enum ControlActions {
-    public static func perform(_ request: ControlRequest, on manager: DownloadManager) -> ControlReply {
+    /// Taken (`consuming`): an `add` lets go of its requests once the manager has them, before
+    /// the commit, which a million of them (184 bytes each) made the moment of most memory.
+    public static func perform(_ request: consuming ControlRequest, on manager: DownloadManager) -> ControlReply {
+        if request.command == .add && request.all != true {
+            let items = request.items
+            request.items = []
+            return add(items, on: manager)
+        }
         var reply = ControlReply()
         var urls = request.items.map(\.url)
         if request.all == true {
@@ -66,7 +73,7 @@ public enum ControlActions {
                 reply.status = ExitStatus.downloadFailed
             }
         }
-        let unknown = request.command == .add ? [] : urls.filter { manager.task($0) == nil }
+        let unknown = urls.filter { manager.task($0) == nil }
         for url in unknown {
             reply.problems.append("not in the session: \(ScreenSafe.url(url))")
             reply.status = ExitStatus.badInput
@@ -87,14 +94,7 @@ public enum ControlActions {
         }
         switch request.command {
         case .add:
-            let result = manager.add(request.items)
-            for r in result.rejected + result.notApplied {
-                reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
-                reply.status = ExitStatus.badInput
-            }
-            for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
-            for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
-            if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
+            return add(request.items, on: manager)
         case .pause:
             report("paused", manager.pauseTasks(known))
         case .resume:
@@ -114,6 +114,29 @@ public enum ControlActions {
             reply.tasks = asked.compactMap { status(of: $0, in: manager) }
         }
         manager.flush()
+        if let saveError = manager.lastError {
+            reply.problems.append(saveError)
+            reply.status = ExitStatus.session
+        }
+        return reply
+    }
+
+    /// Adds the requests; reports each added URL, and each one the session had already. The
+    /// rows are committed before the reply is made: a million reply lines do not wait in memory
+    /// beside the commit, and none says "added" before it is saved.
+    static func add(_ items: consuming [DownloadRequest], on manager: DownloadManager) -> ControlReply {
+        var reply = ControlReply()
+        let result = manager.add(items)
+        items = []
+        manager.flush()
+        for r in result.rejected + result.notApplied {
+            reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
+            reply.status = ExitStatus.badInput
+        }
+        reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
+        for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
+        for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
+        if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
         if let saveError = manager.lastError {
             reply.problems.append(saveError)
             reply.status = ExitStatus.session

@@ -1,8 +1,8 @@
 import GRDB
 import GRDBSQLite
 
-/// Binds one row's values to a prepared statement by position through SQLite's own calls and
-/// runs it. GRDB's generic arguments box every value on the way in; for a batch of added tasks
+/// Binds one row's values (or a query's parameters) to a prepared statement by position through
+/// SQLite's own calls, and runs it. GRDB's generic arguments box every value on the way in; for a batch of added tasks
 /// that was most of the cost of saving them.
 struct RowWriter {
     private let statement: OpaquePointer
@@ -19,7 +19,17 @@ struct RowWriter {
 
     mutating func bind(_ value: String?) {
         position += 1
-        if let value { sqlite3_bind_text(statement, position, value, -1, Self.transient) } else { sqlite3_bind_null(statement, position) }
+        guard var value else { sqlite3_bind_null(statement, position); return }
+        // The string's own UTF-8 bytes and their count: passing the String as a C string
+        // made a terminated copy of each one first.
+        value.withUTF8 { bytes in
+            // An empty buffer may have no address, which SQLite would take for NULL.
+            if bytes.isEmpty {
+                sqlite3_bind_text(statement, position, "", 0, Self.transient)
+            } else {
+                sqlite3_bind_text(statement, position, bytes.baseAddress, Int32(bytes.count), Self.transient)
+            }
+        }
     }
 
     mutating func bind(_ value: Int64?) {

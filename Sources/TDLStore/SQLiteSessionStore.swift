@@ -320,7 +320,7 @@ public final class SQLiteSessionStore: SessionStore {
 
     private func write(_ changes: SessionChanges, _ more: ((Database) throws -> Void)?) throws {
         // The transaction inside `explained`: a failing COMMIT gets its reason too.
-        try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try db.inTransaction {
+        try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try PageCache.enlarged(db, forRows: changes.upserted.count) { try db.inTransaction {
             for url in changes.removed {
                 try db.execute(sql: "DELETE FROM task WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
@@ -328,8 +328,10 @@ public final class SQLiteSessionStore: SessionStore {
                 writtenSegmentCounts[url] = 0
             }
             var optionsText = TaskRecord.OptionsText()
+            // Looked up once: finding a cached statement hashes its whole text.
+            let upsert = changes.upserted.isEmpty ? nil : try db.cachedStatement(sql: TaskRecord.upsertSQL)
             for task in changes.upserted {
-                try TaskRecord.upsert(task, session: session, db: db, optionsText: &optionsText)
+                try TaskRecord.upsert(task, session: session, with: upsert!, db: db, optionsText: &optionsText)
                 try writeSegments(task.url, task.segments, db)
             }
             // Only the segments: a task's received count is their sum, restored from them on
@@ -346,7 +348,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             try more?(db)
             return .commit
-        } } }
+        } } } }
     }
 
     /// Upserts a task's segments in one statement and drops rows beyond the new count (a split
@@ -395,6 +397,12 @@ public final class SQLiteSessionStore: SessionStore {
                 try rowStatement.execute(arguments: [session, url, s, r])
             }
         }
+    }
+
+    /// Closes the file now, as the end of the process would: SQLite folds the WAL into the
+    /// file (synced) and removes it. For a command that ends without freeing its objects.
+    public func close() throws {
+        try dbQueue.close()
     }
 
     // MARK: - Sessions

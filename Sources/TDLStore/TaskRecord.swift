@@ -190,11 +190,13 @@ enum TaskRecord {
         }
     }
 
-    static func upsert(_ task: DownloadTask, session: String, db: Database, optionsText: inout OptionsText) throws {
+    /// Writes one task with `statement`, a prepared `upsertSQL`.
+    static func upsert(_ task: DownloadTask, session: String, with statement: Statement, db: Database,
+                       optionsText: inout OptionsText) throws {
         let metaJSON: String? = task.metaInfo.isEmpty ? nil :
             (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
         let optionsJSON = try optionsText.json(task.options)
-        var row = RowWriter(try db.cachedStatement(sql: upsertSQL), db)
+        var row = RowWriter(statement, db)
         row.bind(session)
         row.bind(task.url)
         row.bind(task.fileName)

@@ -28,9 +28,15 @@ public final class TaskRowStore: SessionStore {
         }
         guard servable == true else { return nil }
         self.base = base
-        // `add` looks the URL up without surrounding blanks, the other commands as given.
-        var seen = Set<String>()
-        self.urls = (urls + urls.map { String($0.trimmingWhitespace()) }).filter { seen.insert($0).inserted }
+        // `add` looks the URL up without surrounding blanks, the other commands as given. A
+        // URL named twice is read once (`load` skips a row it has): no set of a million URLs
+        // is built for the few that repeat.
+        var lookups = urls
+        for url in urls {
+            let trimmed = url.trimmingWhitespace()
+            if trimmed.startIndex != url.startIndex || trimmed.endIndex != url.endIndex { lookups.append(String(trimmed)) }
+        }
+        self.urls = lookups
     }
 
     public func load() throws -> SessionSnapshot {
@@ -46,15 +52,21 @@ public final class TaskRowStore: SessionStore {
                 let segmentQuery = try db.cachedStatement(sql: """
                     SELECT start, "end", done FROM segment WHERE session = ? AND url = ? ORDER BY position
                     """)
-                for url in urls {
-                    try taskQuery.setArguments([session, url])
-                    try TaskRecord.decode(taskQuery.sqliteStatement, db: db.sqliteConnection) { snapshot.insert($0) }
-                    guard snapshot.tasks[url] != nil else { continue }
+                try PageCache.enlarged(db, forRows: urls.count) { for url in urls {
+                    var lookup = RowWriter(taskQuery, db)
+                    lookup.bind(session)
+                    lookup.bind(url)
+                    var found = false
+                    try TaskRecord.decode(taskQuery.sqliteStatement, db: db.sqliteConnection) { task in
+                        found = snapshot.tasks[task.url] == nil
+                        if found { snapshot.insert(task) }
+                    }
+                    guard found else { continue }
                     let segments = try Row.fetchAll(segmentQuery, arguments: [session, url]).map {
                         Segment(start: $0[0], end: $0[1], done: $0[2])
                     }
                     snapshot.setSegments(segments, of: url)
-                }
+                } }
                 if snapshot.settings.arrangement.isManual {
                     // One section of the loaded tasks: what the manager places goes on top of it,
                     // as it would on top of the first section of the whole list.

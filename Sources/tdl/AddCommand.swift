@@ -43,7 +43,7 @@ struct AddCommand: ParsableCommand {
             given.directory = folder.dir.map(Paths.absolute)
             // In place: a second array of a million requests would cost as much as the first.
             for i in entries.indices { entries[i].options = entries[i].options.filling(from: given) }
-            var reply = try SessionRoute.run(ControlRequest(command: .add, items: entries), options: global)
+            var reply = try SessionRoute.run(ControlRequest(command: .add, items: consume entries), options: global)
             // The rest is added; a line that could not be used still fails the command.
             if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
             SessionRoute.finish(reply)

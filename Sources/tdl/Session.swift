@@ -17,6 +17,8 @@ final class Session {
 
     /// Requests from other tdl commands, when this one runs the session.
     let control: ControlServer?
+    /// The session file, nil for a command that only reads a home without one.
+    private let database: SQLiteSessionStore?
     /// The session's --on-complete / --on-error commands, when this one downloads.
     private(set) var hooks: HookRunner?
 
@@ -54,6 +56,7 @@ final class Session {
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         }
+        database = store
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         let rows = store.flatMap { store in onlyTasks.flatMap { TaskRowStore(store, urls: $0) } }
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: rows ?? store)
@@ -122,4 +125,11 @@ final class Session {
 
     /// The folder new downloads go to.
     var downloadDirectory: String { manager.settings.downloadDirectory ?? manager.defaultDirectory }
+
+    /// Leaves the session to the process's exit, a million tasks unfreed, but closes its file
+    /// first: the close folds the WAL into the file and syncs it, as a freed session's would.
+    func endWithoutFreeing() {
+        try? database?.close()
+        _ = Unmanaged.passRetained(self)
+    }
 }

@@ -6,7 +6,9 @@ import TDLSession
 /// when none runs. Two processes never write one session: the saved session is changed only
 /// under its lock.
 enum SessionRoute {
-    static func run(_ request: ControlRequest, options: GlobalOptions) throws -> ControlReply {
+    /// Taken (`consuming`): carried out here, the request is let go as soon as it is used (see
+    /// `ControlActions.perform`).
+    static func run(_ request: consuming ControlRequest, options: GlobalOptions) throws -> ControlReply {
         let home = Paths.home(options.home)
         // A tdl that is starting holds the lock a moment before it listens: ask again briefly.
         let deadline = Date().addingTimeInterval(3)
@@ -17,16 +19,22 @@ enum SessionRoute {
             case .failed(let why):
                 throw CLIError.store(why)
             case .nobodyListens:
+                let session: Session
                 do {
                     // Not restoring: the next tdl that downloads is the one to say what a crash cut off.
-                    let session = try Session(options: options, downloading: false, locking: true, restoring: false,
-                                              onlyTasks: tasksAlone(request))
-                    if let notice = session.notice { warn(notice) }
-                    return ControlActions.perform(request, on: session.manager)
+                    session = try Session(options: options, downloading: false, locking: true, restoring: false,
+                                          onlyTasks: tasksAlone(request))
                 } catch CLIError.sessionInUse(let name) {
                     if Date() > deadline { throw CLIError.sessionInUse(name) }
                     usleep(100_000)
+                    continue
                 }
+                if let notice = session.notice { warn(notice) }
+                let reply = ControlActions.perform(consume request, on: session.manager)
+                // The reply is printed and the process ends: a million added tasks are not
+                // freed one by one first.
+                session.endWithoutFreeing()
+                return reply
             }
         }
     }
@@ -43,7 +51,13 @@ enum SessionRoute {
 
     /// Prints a reply the way every command does and exits with its status.
     static func finish(_ reply: ControlReply) -> Never {
-        for line in reply.lines { print(line) }
+        var out = OutputBuffer()
+        for line in reply.lines {
+            out.append(line)
+            out.append("\n")
+            out.flushIfFull()
+        }
+        out.flush()
         for problem in reply.problems { warn(problem) }
         fflush(stdout)
         exit(reply.status)

@@ -50,4 +50,29 @@ final class SaveQueueTests: XCTestCase {
         XCTAssertEqual(changes?.progress.isEmpty, true)
         XCTAssertFalse(queue.progressReset.contains("https://h/a"))
     }
+
+    func testChangedTasksGoOutInTheOrderTheyFirstChanged() {
+        var queue = SaveQueue()
+        let tasks = (0 ..< 200).map { task("f\($0)") }
+        for t in tasks { queue.taskChanged(t.url) }
+        queue.taskChanged(tasks[0].url)
+        let table = Dictionary(uniqueKeysWithValues: tasks.map { ($0.url, $0) })
+        XCTAssertEqual(queue.take(tasks: table, list: list, at: start)?.upserted.map(\.url), tasks.map(\.url),
+                       "a batch's rows are written in the order it was added")
+    }
+
+    func testATaskRemovedAndChangedAgainGoesOutOnce() {
+        var queue = SaveQueue()
+        let a = task("a"), b = task("b"), c = task("c")
+        for t in [a, b, c] { queue.taskChanged(t.url) }
+        queue.taskRemoved(a.url)
+        queue.taskRemoved(b.url)
+        queue.taskChanged(a.url)
+        let changes = queue.take(tasks: [a.url: a, c.url: c], list: list, at: start)
+        XCTAssertEqual(changes?.upserted.map(\.url), [a.url, c.url], "b is gone; a goes out once")
+        XCTAssertEqual(changes?.removed, [a.url, b.url])
+        queue.taskChanged(b.url)
+        XCTAssertEqual(queue.take(tasks: [b.url: b], list: list, at: start)?.upserted.map(\.url), [b.url],
+                       "the next save is in order again")
+    }
 }
