@@ -2,6 +2,7 @@
 """A session of many tasks: every command and every key, timed against its goal.
 
     scripts/bench-scale.py [--tdl .build/release/tdl] [--tasks 1000000] [--check]
+                           [--only list,screen,added] [--populated DIR]
 
 Makes two sessions of --tasks tasks: one with `tdl debug populate` (made-up tasks in every
 state, random add times and sizes), one with `tdl add -i` of a file of URLs (all waiting).
@@ -26,7 +27,15 @@ ap.add_argument("--tdl", default=os.environ.get("TDL", os.path.join(root, ".buil
 ap.add_argument("--tasks", type=int, default=1_000_000)
 ap.add_argument("--check", action="store_true", help="fail only on wrong results, not on missed goals")
 ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+ap.add_argument("--only", default="list,commands,screen,added",
+                help="the figures to take, of list (the populated session's tdl list), commands (its one-URL "
+                     "commands), screen (its full-screen list) and added (the add -i session's)")
+ap.add_argument("--populated", metavar="DIR",
+                help="a home made by `tdl debug populate` to use (a copy of it) instead of making one")
 args = ap.parse_args()
+parts = set(args.only.split(","))
+if parts - {"list", "commands", "screen", "added"}:
+    sys.exit(f"bench-scale: --only takes list, commands, screen and added, not {args.only}")
 tdl = os.path.abspath(args.tdl)
 if not os.access(tdl, os.X_OK):
     sys.exit(f"bench-scale: no binary at {tdl} (swift build -c release --product tdl)")
@@ -235,25 +244,35 @@ try:
     n = args.tasks
     print(f"tdl {tdl}, {n:,} tasks, in {work}", flush=True)
 
-    populated = os.path.join(work, "populated")
-    os.makedirs(populated)
-    seconds, kb, _ = run(populated, "debug", "populate", str(n))
-    print(f"  (populate: {seconds:.1f} s, {kb / 1024:.0f} MB)", flush=True)
-    tasks = sorted_lists(populated, "populated", n)
-    one_url_commands(populated, "populated")
+    if args.populated:
+        # A copy: the one-URL commands leave their URLs in the trash, and the screen keeps its sort.
+        shutil.copytree(os.path.abspath(args.populated), os.path.join(work, "populated"))
+        populated = os.path.join(work, "populated")
+    elif parts & {"list", "commands", "screen"}:
+        populated = os.path.join(work, "populated")
+        os.makedirs(populated)
+        seconds, kb, _ = run(populated, "debug", "populate", str(n))
+        print(f"  (populate: {seconds:.1f} s, {kb / 1024:.0f} MB)", flush=True)
+    if "list" in parts:
+        tasks = sorted_lists(populated, "populated", n)
+    elif "screen" in parts:
+        tasks = listed(populated)
+    if "commands" in parts:
+        one_url_commands(populated, "populated")
     # The one-URL commands left their URLs in the trash; the list is as before.
-    the_screen(populated, tasks, "populated")
-
-    added = os.path.join(work, "added")
-    os.makedirs(added)
-    urls = [f"http://127.0.0.1:9/scale/{i // 1000}/file-{i:07d}.bin" for i in range(n)]
-    with open(os.path.join(work, "urls.txt"), "w") as f:
-        f.write("\n".join(urls) + "\n")
-    seconds, kb, _ = run(added, "add", "-d", os.path.join(work, "downloads"), "-i", os.path.join(work, "urls.txt"))
-    record(f"added: tdl add -i of {n:,} URLs", seconds, 10, kb, 500)
-    tasks = sorted_lists(added, "added", n)
-    expect([t["url"] for t in tasks] == urls, "added: tdl list shows every URL of add -i in the order given")
-    one_url_commands(added, "added")
+    if "screen" in parts:
+        the_screen(populated, tasks, "populated")
+    if "added" in parts:
+        added = os.path.join(work, "added")
+        os.makedirs(added)
+        urls = [f"http://127.0.0.1:9/scale/{i // 1000}/file-{i:07d}.bin" for i in range(n)]
+        with open(os.path.join(work, "urls.txt"), "w") as f:
+            f.write("\n".join(urls) + "\n")
+        seconds, kb, _ = run(added, "add", "-d", os.path.join(work, "downloads"), "-i", os.path.join(work, "urls.txt"))
+        record(f"added: tdl add -i of {n:,} URLs", seconds, 10, kb, 500)
+        tasks = sorted_lists(added, "added", n)
+        expect([t["url"] for t in tasks] == urls, "added: tdl list shows every URL of add -i in the order given")
+        one_url_commands(added, "added")
 finally:
     cleanup()
 
