@@ -224,6 +224,7 @@ def the_screen(home, tasks, label):
         took = press(char if char != " " else "Space", lambda: needle in screen() and want.shows(shown_names(screen())))
         expect(took is not None, f"{label}: filtering by {needle!r} shows the matching rows of tdl list in order")
         strokes.append(took or 60)
+    print(f"  (filter keystrokes of {needle!r}, one by one: {', '.join(f'{s * 1000:.0f} ms' for s in strokes)})", flush=True)
     record(f"{label}: screen, a filter keystroke (median of {len(strokes)})", statistics.median(strokes), 0.15)
     record(f"{label}: screen, the slowest filter keystroke", max(strokes), 0.3)
     rss, peak = memory_kb(pid)
