@@ -302,13 +302,22 @@ struct ListSorter {
         }
         var sections: [[String]] = []
         var titles: [String] = []
+        // Each section's array made at its size: grown by doubling, a million URLs were 16 MB
+        // more at the listing's peak.
+        func sectionLength(from start: Int) -> Int {
+            var end = start
+            while end < entries.count && entries[end].rank == entries[start].rank { end += 1 }
+            return end - start
+        }
         var current: [String] = []
+        current.reserveCapacity(sectionLength(from: 0))
         var currentRank = entries[0].rank
-        for entry in entries {
+        for (k, entry) in entries.enumerated() {
             if entry.rank != currentRank {
                 sections.append(current)
                 titles.append(title(ofRank: Int(currentRank)))
                 current = []
+                current.reserveCapacity(sectionLength(from: k))
                 currentRank = entry.rank
             }
             current.append(tasks.values[positions[Int(entry.index)]].url)
