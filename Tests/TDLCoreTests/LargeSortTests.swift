@@ -46,8 +46,8 @@ final class LargeSortTests: XCTestCase {
     }
 
     /// Sort names prepared a little at a time, between keys: a short budget leaves some for
-    /// later, a change to the list starts the walk again, and once all are prepared the name
-    /// sort makes none and gives the same order.
+    /// later, tasks listed during the walk and after it are prepared too, and the name sort
+    /// then gives the order of comparing task by task.
     func testSortNamesArePreparedInStepsAndFollowTheList() {
         let f = Fixture(limit: 1)
         f.manager.reproduceData(count: 30_000, seed: 9)
@@ -62,6 +62,9 @@ final class LargeSortTests: XCTestCase {
         while f.manager.prepareSortNames(for: 0.005) {}
         XCTAssertEqual(prepared(), 30_001, "every listed task, the one added meanwhile too")
         XCTAssertFalse(f.manager.prepareSortNames(for: 1), "nothing left")
+        f.add(["later-still.iso"])
+        while f.manager.prepareSortNames(for: 0.005) {}
+        XCTAssertEqual(prepared(), 30_002, "the task listed after the walk")
         f.manager.sortListBy(type: .fileName)
         let sorter = f.manager.sorter(.fileName, .ascending)
         let expected = f.manager.tasks.values.map(sorter.taskKey).sorted(by: sorter.precedes).map(\.url)
