@@ -2,6 +2,7 @@
 """A session of many tasks: every command and every key, timed against its goal.
 
     scripts/bench-scale.py [--tdl .build/release/tdl] [--tasks 1000000] [--check]
+                           [--only list,screen,added] [--populated DIR]
 
 Makes two sessions of --tasks tasks: one with `tdl debug populate` (made-up tasks in every
 state, random add times and sizes), one with `tdl add -i` of a file of URLs (all waiting).
@@ -26,9 +27,15 @@ ap.add_argument("--tdl", default=os.environ.get("TDL", os.path.join(root, ".buil
 ap.add_argument("--tasks", type=int, default=1_000_000)
 ap.add_argument("--check", action="store_true", help="fail only on wrong results, not on missed goals")
 ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
-ap.add_argument("--only", choices=["populated", "added"],
-                help="time one session's figures alone: the populated one (list, one-URL commands, screen) or the add -i one")
+ap.add_argument("--only", default="list,commands,screen,added",
+                help="the figures to take, of list (the populated session's tdl list), commands (its one-URL "
+                     "commands), screen (its full-screen list) and added (the add -i session's)")
+ap.add_argument("--populated", metavar="DIR",
+                help="a home made by `tdl debug populate` to use (a copy of it) instead of making one")
 args = ap.parse_args()
+parts = set(args.only.split(","))
+if parts - {"list", "commands", "screen", "added"}:
+    sys.exit(f"bench-scale: --only takes list, commands, screen and added, not {args.only}")
 tdl = os.path.abspath(args.tdl)
 if not os.access(tdl, os.X_OK):
     sys.exit(f"bench-scale: no binary at {tdl} (swift build -c release --product tdl)")
@@ -217,6 +224,7 @@ def the_screen(home, tasks, label):
         took = press(char if char != " " else "Space", lambda: needle in screen() and want.shows(shown_names(screen())))
         expect(took is not None, f"{label}: filtering by {needle!r} shows the matching rows of tdl list in order")
         strokes.append(took or 60)
+    print(f"  (filter keystrokes of {needle!r}, one by one: {', '.join(f'{s * 1000:.0f} ms' for s in strokes)})", flush=True)
     record(f"{label}: screen, a filter keystroke (median of {len(strokes)})", statistics.median(strokes), 0.15)
     record(f"{label}: screen, the slowest filter keystroke", max(strokes), 0.3)
     rss, peak = memory_kb(pid)
@@ -237,17 +245,25 @@ try:
     n = args.tasks
     print(f"tdl {tdl}, {n:,} tasks, in {work}", flush=True)
 
-    if args.only != "added":
+    if args.populated:
+        # A copy: the one-URL commands leave their URLs in the trash, and the screen keeps its sort.
+        shutil.copytree(os.path.abspath(args.populated), os.path.join(work, "populated"))
+        populated = os.path.join(work, "populated")
+    elif parts & {"list", "commands", "screen"}:
         populated = os.path.join(work, "populated")
         os.makedirs(populated)
         seconds, kb, _ = run(populated, "debug", "populate", str(n))
         print(f"  (populate: {seconds:.1f} s, {kb / 1024:.0f} MB)", flush=True)
+    if "list" in parts:
         tasks = sorted_lists(populated, "populated", n)
+    elif "screen" in parts:
+        tasks = listed(populated)
+    if "commands" in parts:
         one_url_commands(populated, "populated")
-        # The one-URL commands left their URLs in the trash; the list is as before.
+    # The one-URL commands left their URLs in the trash; the list is as before.
+    if "screen" in parts:
         the_screen(populated, tasks, "populated")
-
-    if args.only != "populated":
+    if "added" in parts:
         added = os.path.join(work, "added")
         os.makedirs(added)
         urls = [f"http://127.0.0.1:9/scale/{i // 1000}/file-{i:07d}.bin" for i in range(n)]

@@ -34,6 +34,7 @@ extension DownloadManager {
         case .manual: list.insertManual(urls, at: manualIndex)
         case .sorted(let key, let order): tasks.preparingSortNames { list.insertSorted(urls, by: sorter(key, order), tasks: &$0) }
         }
+        sortNamePreparation.note(listed: urls)
     }
 
     /// Whether a task's place in the current sort moves when its name or size changes: the

@@ -39,6 +39,8 @@ public final class DownloadManager {
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?
+    /// How far `prepareSortNames(for:)` got.
+    var sortNamePreparation = SortNamePreparation()
 
     public init(identifier: String = "default", defaultDirectory: String, engine: TransferEngine? = nil, store: SessionStore? = nil) {
         self.identifier = identifier
@@ -77,9 +79,11 @@ public final class DownloadManager {
     /// `resumeInterrupted` changes the session's setting (resume, or wait paused) from now on.
     /// `arrangedFor`, given the session's arrangement, names the one to show instead (`tdl
     /// list --sort`, which saves nothing): a million tasks are then sorted once, not twice.
+    /// Without `keepingSortNames` a name sort keeps no sort names with the tasks (a listing that
+    /// ends after it: a million of them are 100 MB).
     @discardableResult
     public func load(restoring: Bool = true, resumeInterrupted: Bool? = nil,
-                     arrangedFor: ((Arrangement) -> Arrangement)? = nil) throws -> Int {
+                     arrangedFor: ((Arrangement) -> Arrangement)? = nil, keepingSortNames: Bool = true) throws -> Int {
         guard let store else { return 0 }
         var snapshot = try store.load()
         settings = snapshot.settings
@@ -128,7 +132,8 @@ public final class DownloadManager {
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
-        case .sorted(let key, let order): tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
+        case .sorted(let key, let order):
+            tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0, keepingSortNames: keepingSortNames) }
         }
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off.

@@ -146,6 +146,13 @@ public struct DownloadTask: Equatable, Sendable {
             if preparedSortName.value == nil { preparedSortName.value = makeSortName() }
         }
 
+        /// Keeps `name`, made from this task's name fields elsewhere, unless one is kept already.
+        mutating func keepSortName(_ name: SortName) {
+            if preparedSortName.value == nil { preparedSortName.value = name }
+        }
+
+        var keptSortName: SortName? { preparedSortName.value }
+
         var isSortNamePrepared: Bool { preparedSortName.value != nil }
 
         var sortName: SortName { preparedSortName.value ?? makeSortName() }
@@ -210,6 +217,16 @@ public struct DownloadTask: Equatable, Sendable {
 
     var sortName: SortName { box.details.preparedSortName.value ?? box.details.sortName }
 
+    /// The sort name kept with the task, if a sort prepared one.
+    var keptSortName: SortName? { box.details.keptSortName }
+
+    /// Keeps a sort name made from this task's name fields (on another thread, from a copy).
+    mutating func keepSortName(_ name: SortName) {
+        guard box.details.keptSortName == nil else { return }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+        box.details.keepSortName(name)
+    }
+
     public var fileType: FileType { box.details.fileType }
 
     /// Where the finished file lives (or will live).
@@ -237,14 +254,23 @@ public struct DownloadTask: Equatable, Sendable {
 
     /// SDE's detail text: "41.6 MB/402.5 MB" while unfinished, "402.5 MB" when finished, or the error.
     public var detailText: String {
+        var text: [UInt8] = []
+        appendDetailText(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `detailText`'s UTF-8, appended (`tdl list` writes a million).
+    public func appendDetailText(to buffer: inout [UInt8]) {
         switch state {
         case .finished:
-            return ByteFormat.string(size ?? self.received)
+            ByteFormat.append(size ?? self.received, to: &buffer)
         case .failed:
-            return "Failed: " + (self.failReason?.message ?? "unknown error")
+            buffer.append(contentsOf: "Failed: ".utf8)
+            buffer.append(contentsOf: (self.failReason?.message ?? "unknown error").utf8)
         default:
-            let total = size.map(ByteFormat.string) ?? "?"
-            return "\(ByteFormat.string(self.received))/\(total)"
+            ByteFormat.append(self.received, to: &buffer)
+            buffer.append(UInt8(ascii: "/"))
+            if let size { ByteFormat.append(size, to: &buffer) } else { buffer.append(UInt8(ascii: "?")) }
         }
     }
 }

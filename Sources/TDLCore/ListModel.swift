@@ -54,10 +54,11 @@ struct ListModel {
 
     // MARK: - Arranging
 
-    /// Sorts every task of `tasks` not in the trash by `sorter`'s key and order.
-    mutating func sort(by sorter: ListSorter, tasks: inout [String: DownloadTask]) {
+    /// Sorts every task of `tasks` not in the trash by `sorter`'s key and order (see
+    /// `ListSorter.arrange` for `keepingSortNames`).
+    mutating func sort(by sorter: ListSorter, tasks: inout [String: DownloadTask], keepingSortNames: Bool = true) {
         arrangement = .sorted(sorter.key, sorter.order)
-        (sections, titles) = sorter.arrange(&tasks)
+        (sections, titles) = sorter.arrange(&tasks, keepingSortNames: keepingSortNames)
         changed()
     }
 

@@ -233,73 +233,128 @@ struct ListSorter {
         var rank: Int32
         var nameStart: Int32
         var nameCount: Int32
+        /// Into the listed tasks' places in the table.
         var index: Int32
         var number: Double
         /// The first 8 name bytes, big-endian: most name comparisons end here, without memcmp.
         var prefix: UInt64
     }
 
-    /// The whole list for the tasks not in the trash: sections in order, each sorted. An empty
-    /// list is one empty untitled section, like a new manager's. The name and type sorts keep
-    /// each task's prepared sort name (see `DownloadTask.prepareSortName`) as they read it.
-    func arrange(_ tasks: inout [String: DownloadTask]) -> (sections: [[String]], titles: [String]) {
-        var names: [UInt8] = []
+    private typealias Table = [String: DownloadTask]
+
+    /// One thread's share of the keys: its entries, the name bytes they point into, and the
+    /// sort names it made for tasks that had none kept (with the entry index of each).
+    private final class KeysPart: @unchecked Sendable {
         var entries: [Entry] = []
-        var urls: [String] = []
-        entries.reserveCapacity(tasks.count)
-        urls.reserveCapacity(tasks.count)
-        if comparesNames { names.reserveCapacity(tasks.count * 24) }
-        // Two passes: a tight loop that reads only the fields the order needs, then the keys.
-        var times: [Double] = [], sizes: [Int64?] = [], sortNames: [SortName] = []
-        // Fields are read in place through the index: binding each task to a variable would
-        // copy it (retains), the main cost of sorting 100,000 tasks.
+        var names: [UInt8] = []
+        var made: [(index: Int, name: SortName)] = []
+    }
+
+    /// Lists of at least this many tasks make their keys and sort on two threads: the keys of a
+    /// million tasks (folding names) and their sort each take most of a second on one core.
+    static let parallelThreshold = 20_000
+
+    /// The whole list for the tasks not in the trash: sections in order, each sorted. An empty
+    /// list is one empty untitled section, like a new manager's. With `keepingSortNames` the
+    /// name and type sorts keep each task's sort name (see `DownloadTask.prepareSortName`)
+    /// for the next sort; a listing that ends after this sort does not need them.
+    func arrange(_ tasks: inout [String: DownloadTask], keepingSortNames: Bool = true) -> (sections: [[String]], titles: [String]) {
+        // The listed tasks' places in the table, read in table order: nothing is retained.
+        var positions: [Table.Index] = []
+        positions.reserveCapacity(tasks.count)
         var position = tasks.values.startIndex
         let end = tasks.values.endIndex
-        switch key {
-        case .addTime:
-            times.reserveCapacity(tasks.count)
-            while position != end {
-                if tasks.values[position].deletedAt == nil {
-                    urls.append(tasks.values[position].url)
-                    times.append(tasks.values[position].addTime.timeIntervalSinceReferenceDate)
-                }
-                tasks.values.formIndex(after: &position)
-            }
-        case .fileSize:
-            sizes.reserveCapacity(tasks.count)
-            while position != end {
-                if tasks.values[position].deletedAt == nil {
-                    urls.append(tasks.values[position].url)
-                    sizes.append(tasks.values[position].size)
-                }
-                tasks.values.formIndex(after: &position)
-            }
-        case .fileName, .fileType:
-            sortNames.reserveCapacity(tasks.count)
-            while position != end {
-                if tasks.values[position].deletedAt == nil {
-                    tasks.values[position].prepareSortName()
-                    urls.append(tasks.values[position].url)
-                    sortNames.append(tasks.values[position].sortName)
-                }
-                tasks.values.formIndex(after: &position)
-            }
+        while position != end {
+            if tasks.values[position].deletedAt == nil { positions.append(position) }
+            tasks.values.formIndex(after: &position)
         }
-        let unknownSize = sizeKey(nil)
-        for index in urls.indices {
+        guard !positions.isEmpty else { return ([[]], [""]) }
+        let partCount = positions.count >= Self.parallelThreshold ? 2 : 1
+        let bounds = (0 ... partCount).map { positions.count * $0 / partCount }
+        var entries: [Entry] = []
+        var parts: [KeysPart] = []
+        do {
+            // Read by both threads: `tasks` is not changed until this copy is gone.
+            let table = tasks
+            parts = (0 ..< partCount).map { _ in KeysPart() }
+            positions.withUnsafeBufferPointer { places in
+                DispatchQueue.concurrentPerform(iterations: partCount) { p in
+                    makeKeys(places, bounds[p] ..< bounds[p + 1], table, parts[p], keepingSortNames: keepingSortNames)
+                }
+            }
+            // One name buffer: the second part's entries move past the first part's bytes. Each
+            // part's arrays are taken, not copied (a million entries are 32 MB).
+            var names = parts[0].names
+            entries = parts[0].entries
+            parts[0].names = []
+            parts[0].entries = []
+            for part in parts.dropFirst() {
+                let offset = Int32(names.count)
+                names.append(contentsOf: part.names)
+                part.names = []
+                entries.append(contentsOf: part.entries.lazy.map { var e = $0; e.nameStart += offset; return e })
+                part.entries = []
+            }
+            sortEntries(&entries, bounds: bounds, names: names, places: positions, table: table)
+        }
+        for part in parts {
+            for (index, name) in part.made { tasks.values[positions[index]].keepSortName(name) }
+        }
+        var sections: [[String]] = []
+        var titles: [String] = []
+        // Each section's array made at its size: grown by doubling, a million URLs were 16 MB
+        // more at the listing's peak.
+        func sectionLength(from start: Int) -> Int {
+            var end = start
+            while end < entries.count && entries[end].rank == entries[start].rank { end += 1 }
+            return end - start
+        }
+        var current: [String] = []
+        current.reserveCapacity(sectionLength(from: 0))
+        var currentRank = entries[0].rank
+        for (k, entry) in entries.enumerated() {
+            if entry.rank != currentRank {
+                sections.append(current)
+                titles.append(title(ofRank: Int(currentRank)))
+                current = []
+                current.reserveCapacity(sectionLength(from: k))
+                currentRank = entry.rank
+            }
+            current.append(tasks.values[positions[Int(entry.index)]].url)
+        }
+        sections.append(current)
+        titles.append(title(ofRank: Int(currentRank)))
+        return (sections, titles)
+    }
+
+    /// The keys of the tasks at `places[range]`, into `part`. Fields are read in place through
+    /// the table's index: binding each task to a variable would copy it (retains).
+    private func makeKeys(_ places: UnsafeBufferPointer<Table.Index>, _ range: Range<Int>, _ table: Table,
+                          _ part: KeysPart, keepingSortNames: Bool) {
+        var entries: [Entry] = []
+        var names: [UInt8] = []
+        var made: [(index: Int, name: SortName)] = []
+        entries.reserveCapacity(range.count)
+        if comparesNames { names.reserveCapacity(range.count * 24) }
+        let values = table.values
+        for index in range {
+            let place = places[index]
             let start = names.count
             let (rank, number): (Int, Double)
             switch key {
             case .addTime:
-                (rank, number) = (isSectioned ? addTimeRank(times[index]) : 0, times[index])
+                let time = values[place].addTime.timeIntervalSinceReferenceDate
+                (rank, number) = (isSectioned ? addTimeRank(time) : 0, time)
             case .fileSize:
-                if let size = sizes[index] {
-                    (rank, number) = (isSectioned ? Self.fileSizeRank(size) : 0, Double(size))
-                } else {
-                    (rank, number) = unknownSize
-                }
+                (rank, number) = sizeKey(values[place].size)
             case .fileName, .fileType:
-                (rank, number) = fill(sortNames[index], name: &names)
+                if let kept = values[place].keptSortName {
+                    (rank, number) = fill(kept, name: &names)
+                } else {
+                    let name = values[place].sortName
+                    (rank, number) = fill(name, name: &names)
+                    if keepingSortNames { made.append((index, name)) }
+                }
             }
             var prefix: UInt64 = 0
             for offset in 0 ..< 8 {
@@ -309,11 +364,19 @@ struct ListSorter {
             entries.append(Entry(rank: Int32(rank), nameStart: Int32(start), nameCount: Int32(names.count - start),
                                  index: Int32(index), number: number, prefix: prefix))
         }
-        guard !entries.isEmpty else { return ([[]], [""]) }
+        part.entries = entries
+        part.names = names
+        part.made = made
+    }
+
+    /// Puts `entries` in the requested order: each part (between consecutive `bounds`) sorted
+    /// on a thread of its own, then the two merged.
+    private func sortEntries(_ entries: inout [Entry], bounds: [Int], names: [UInt8], places: [Table.Index], table: Table) {
         let ascending = order == .ascending
         names.withUnsafeBufferPointer { nameBuffer in
-            urls.withUnsafeBufferPointer { urlBuffer in
-                entries.sort { a, b in
+            places.withUnsafeBufferPointer { placeBuffer in
+                let values = table.values
+                func precedes(_ a: Entry, _ b: Entry) -> Bool {
                     var c: Int
                     if a.rank != b.rank {
                         c = a.rank < b.rank ? -1 : 1
@@ -329,29 +392,40 @@ struct ListSorter {
                                                     nameBuffer.baseAddress! + Int(b.nameStart) + 8, common)) : 0
                         if c == 0 { c = Int(a.nameCount) - Int(b.nameCount) }
                         if c == 0 {
-                            let ua = urlBuffer[Int(a.index)], ub = urlBuffer[Int(b.index)]
+                            let ua = values[placeBuffer[Int(a.index)]].url, ub = values[placeBuffer[Int(b.index)]].url
                             c = ua == ub ? 0 : (ua < ub ? -1 : 1)
                         }
                     }
                     return ascending ? c < 0 : c > 0
                 }
+                entries.withUnsafeMutableBufferPointer { buffer in
+                    DispatchQueue.concurrentPerform(iterations: bounds.count - 1) { p in
+                        var slice = UnsafeMutableBufferPointer(rebasing: buffer[bounds[p] ..< bounds[p + 1]])
+                        slice.sort(by: precedes)
+                    }
+                }
+                guard bounds.count == 3 else { return }
+                // The merge writes from the front: only the first part is moved aside.
+                let first = Array(entries[..<bounds[1]])
+                entries.withUnsafeMutableBufferPointer { buffer in
+                    var i = 0, j = bounds[1], k = 0
+                    while i < first.count && j < buffer.count {
+                        if precedes(buffer[j], first[i]) {
+                            buffer[k] = buffer[j]
+                            j += 1
+                        } else {
+                            buffer[k] = first[i]
+                            i += 1
+                        }
+                        k += 1
+                    }
+                    while i < first.count {
+                        buffer[k] = first[i]
+                        i += 1
+                        k += 1
+                    }
+                }
             }
         }
-        var sections: [[String]] = []
-        var titles: [String] = []
-        var current: [String] = []
-        var currentRank = entries[0].rank
-        for entry in entries {
-            if entry.rank != currentRank {
-                sections.append(current)
-                titles.append(title(ofRank: Int(currentRank)))
-                current = []
-                currentRank = entry.rank
-            }
-            current.append(urls[Int(entry.index)])
-        }
-        sections.append(current)
-        titles.append(title(ofRank: Int(currentRank)))
-        return (sections, titles)
     }
 }

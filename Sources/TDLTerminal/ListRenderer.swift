@@ -60,7 +60,12 @@ struct ListRenderer {
         for (s, section) in sections.enumerated() {
             let header = result.count, title = manager.titleForHeaderInSection(s) ?? "Downloads"
             if showHeaders { result.append(.section(index: s, title: title, count: 0)) }
-            for url in section where filter.isEmpty || shows(url, filter) { result.append(.task(url)) }
+            if filter.isEmpty {
+                for url in section { result.append(.task(url)) }
+            } else {
+                let kept = FilterScan.kept(count: section.count) { shows(section[$0], filter) }
+                for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
+            }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
         }
         return result
@@ -70,21 +75,22 @@ struct ListRenderer {
     /// sections' counts made again.
     func narrow(_ entries: [ListEntry], to text: String) -> [ListEntry] {
         let filter = TextFilter(text)
+        let kept = FilterScan.kept(count: entries.count) { row in entries[row].url.map { shows($0, filter) } ?? true }
         var result: [ListEntry] = []
         var header: (at: Int, index: Int, title: String)?
         var count = 0
         func closeSection() {
             if let header { result[header.at] = .section(index: header.index, title: header.title, count: count) }
         }
-        for entry in entries {
+        for (row, entry) in entries.enumerated() {
             switch entry {
             case let .section(index, title, _):
                 closeSection()
                 header = (result.count, index, title)
                 count = 0
                 result.append(entry)
-            case .task(let url):
-                if shows(url, filter) {
+            case .task:
+                if kept[row] {
                     result.append(entry)
                     count += 1
                 }

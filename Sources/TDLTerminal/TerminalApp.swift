@@ -72,9 +72,11 @@ public final class TerminalApp {
         let events = EventHandler(manager: manager, state: state)
         let observer = manager.observe { [weak self] event in self?.apply(events.handle(event)) }
         var stdinOpen = script == nil
+        var preparing = true
         while !quitting {
             let frameDue = needsDraw || manager.isBusy
-            let turn = options.turn(script != nil ? 10 : (frameDue ? 100 : 1000), stdinOpen ? [.reading(0)] : [])
+            let timeout = preparing ? 0 : script != nil ? 10 : (frameDue ? 100 : 1000)
+            let turn = options.turn(timeout, stdinOpen ? [.reading(0)] : [])
             if turn.ready.contains(0) {
                 var gotKey = false
                 while let key = curses.readKey() {
@@ -92,6 +94,8 @@ public final class TerminalApp {
             if let script { runScript(script) }
             if manager.isBusy { needsDraw = true }
             drawIfDue()
+            // Between keys and frames: what makes a later sort quick, a few milliseconds a turn.
+            preparing = !needsDraw && manager.prepareSortNames(for: 0.005)
         }
         manager.stopObserving(observer)
         manager.flush()

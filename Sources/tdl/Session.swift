@@ -31,7 +31,7 @@ final class Session {
     /// `TaskRowStore`), where the session allows it, for a command that changes nothing else.
     init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
-         onlyTasks: [String]? = nil, arrangedFor: ((Arrangement) -> Arrangement)? = nil) throws {
+         onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil) throws {
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
@@ -63,7 +63,8 @@ final class Session {
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         if let runOnly { manager.runOnly(runOnly) }
         do {
-            interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor)
+            interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
+                                           keepingSortNames: keepingSortNames)
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         } catch {
