@@ -31,7 +31,21 @@ public final class DownloadManager {
     var tasks = TaskTable()
     var list: ListModel
     public internal(set) var toDeleteList: [String] = []
-    var scheduler = Scheduler()
+    /// Follows the states of the loaded tasks from its first use on: a command that only reads
+    /// the session (`tdl list`) never queues a million waiting tasks, most of a second.
+    var scheduler: Scheduler {
+        _read {
+            scheduleLoadedTasks()
+            yield schedulerState
+        }
+        _modify {
+            scheduleLoadedTasks()
+            yield &schedulerState
+        }
+    }
+    private var schedulerState = Scheduler()
+    /// Active tasks of the last load that the scheduler does not follow yet.
+    private var loadedUnscheduled: [String] = []
     /// True inside `schedule`, which an engine event from `start` may call again.
     var scheduling = false
     var live = LiveActivity()
@@ -127,8 +141,8 @@ public final class DownloadManager {
                 // store keeps it, so the next launch starts it first again).
                 tasks[url]!.state = Self.launchState(of: .downloading, .readWithoutDownloading)
             }
-            if let task = tasks[url], task.state.isActive && task.deletedAt == nil { trackState(url, task.state) }
         }
+        loadedUnscheduled += snapshot.activeURLs
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
@@ -144,7 +158,7 @@ public final class DownloadManager {
         engine?.setGlobalRateLimit(settings.globalRateLimit)
         // What was downloading before goes on first, so a relaunch runs the same downloads.
         for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) })
-            where hasFreeSlot && engine != nil && scheduler.mayStart(task.url) {
+            where engine != nil && hasFreeSlot && scheduler.mayStart(task.url) {
             move([task.url], .start)
         }
         schedule()
@@ -377,6 +391,19 @@ public final class DownloadManager {
     /// know); the scheduler puts a task moved by hand where it was moved.
     func waitingEntry(_ url: String) -> WaitingQueue.Entry? {
         tasks[url].map { WaitingQueue.Entry(addTime: $0.addTime, url: url) }
+    }
+
+    /// Tells the scheduler the states of the tasks loaded since its last use. A task changed in
+    /// between is taken in its state now, and its change then tracked again, which changes nothing.
+    private func scheduleLoadedTasks() {
+        guard !loadedUnscheduled.isEmpty else { return }
+        let urls = loadedUnscheduled
+        loadedUnscheduled = []
+        for url in urls {
+            if let task = tasks[url], task.state.isActive && task.deletedAt == nil {
+                schedulerState.track(url, task.state) { waitingEntry(url) }
+            }
+        }
     }
 
     func trackState(_ url: String, _ state: TaskState) {

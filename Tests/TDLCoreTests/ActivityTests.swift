@@ -160,6 +160,24 @@ final class ActivityTests: XCTestCase {
         XCTAssertEqual(saved?.completedPath, folder + "/done.bin")
     }
 
+    /// A command that does not download (tdl pause --all, say) loads waiting tasks, changes one,
+    /// then acts on every waiting one: the scheduler, filled only when first asked, knows each.
+    func testTasksLoadedWithoutAnEngineAreScheduledWhenFirstAskedInTheirStateThen() throws {
+        let folder = NSTemporaryDirectory()
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let tasks = ["a", "b", "c", "d"].enumerated().map {
+            DownloadTask(url: "https://example.com/\($1)", fileName: $1, directory: folder, addTime: t0 + Double($0), state: .waiting)
+        }
+        let manager = DownloadManager(defaultDirectory: folder, store: FakeStore(SessionSnapshot(tasks: tasks, settings: SessionSettings())))
+        try manager.load(restoring: false)
+        XCTAssertEqual(manager.pauseTasks(["https://example.com/b"]), ["https://example.com/b"])
+        manager.resumeTasks(["https://example.com/b"])
+        XCTAssertTrue(manager.isBusy)
+        manager.pauseAllTasks()
+        XCTAssertEqual(["a", "b", "c", "d"].map { manager.state(of: "https://example.com/\($0)") }, [.paused, .paused, .paused, .paused])
+        XCTAssertFalse(manager.isBusy)
+    }
+
     func testManualLayoutSurvivesALoad() throws {
         let folder = NSTemporaryDirectory()
         var settings = SessionSettings()
