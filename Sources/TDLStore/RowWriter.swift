@@ -22,7 +22,7 @@ struct RowWriter {
         guard var value else { sqlite3_bind_null(statement, position); return }
         // The string's own UTF-8 bytes and their count: passing the String as a C string
         // made a terminated copy of each one first.
-        value.withUTF8 { bytes in
+        _ = value.withUTF8 { bytes in
             // An empty buffer may have no address, which SQLite would take for NULL.
             if bytes.isEmpty {
                 sqlite3_bind_text(statement, position, "", 0, Self.transient)

@@ -29,7 +29,7 @@ final class TaskRowsTests: XCTestCase {
     }
 
     func write(_ path: String, bytes: Int) {
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes)))
     }
 
     /// A session of tasks in every state, files on disk as they would be, and 300 more tasks

@@ -139,7 +139,7 @@ final class Aria2RPCTests: XCTestCase {
 
         // finished → complete, failed → error with aria2's code, trash → removed.
         let path = (f.folder as NSString).appendingPathComponent("first.bin")
-        FileManager.default.createFile(atPath: path, contents: Data(count: 10))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 10)))
         f.engine.finish("http://127.0.0.1:1/a.bin", path: path, size: 10)
         XCTAssertEqual(f.status(a), "complete")
         XCTAssertEqual(f.status(b), "active")
@@ -194,7 +194,7 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(queue(), [gids[4], gids[2], gids[1], gids[3]])
         // A new download at position 0 goes first; a paused one keeps its place.
         let first = f.result("aria2.addUri", [[.string("http://127.0.0.1:1/new")], [:], 0]).string!
-        f.result("aria2.pause", [.string(gids[4])])
+        XCTAssertEqual(f.result("aria2.pause", [.string(gids[4])]).string, gids[4])
         XCTAssertEqual(queue(), [first, gids[4], gids[2], gids[1], gids[3]])
         // Each download that ends (here: fails) frees the slot for the next.
         let urlOf = Dictionary(uniqueKeysWithValues: zip(gids + [first], urls + ["http://127.0.0.1:1/new"]))
@@ -253,7 +253,7 @@ final class Aria2RPCTests: XCTestCase {
         let failed = f.add("http://127.0.0.1:1/failed")
         let running = f.add("http://127.0.0.1:1/running")
         let path = (f.folder as NSString).appendingPathComponent("done")
-        FileManager.default.createFile(atPath: path, contents: Data(count: 3))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 3)))
         f.engine.finish("http://127.0.0.1:1/done", path: path, size: 3)
         f.engine.fail("http://127.0.0.1:1/failed", .timeout)
         XCTAssertEqual(f.errorCode("aria2.removeDownloadResult", [.string(running)]), 1)
@@ -330,7 +330,7 @@ final class Aria2RPCTests: XCTestCase {
         let b = f.add("http://127.0.0.1:1/n2")
         _ = f.result("aria2.pause", [.string(b)])
         let path = (f.folder as NSString).appendingPathComponent("n1")
-        FileManager.default.createFile(atPath: path, contents: Data(count: 1))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 1)))
         f.engine.finish("http://127.0.0.1:1/n1", path: path, size: 1)
         _ = f.result("aria2.unpause", [.string(b)])
         f.engine.fail("http://127.0.0.1:1/n2", .timeout)

@@ -257,7 +257,7 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(status(), "active")
 
         let path = (fixture.folder as NSString).appendingPathComponent("read.bin")
-        FileManager.default.createFile(atPath: path, contents: Data(count: 1_000))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 1_000)))
         fixture.engine.finish(url, path: path, size: 1_000)
         XCTAssertEqual(status(), "complete")
         XCTAssertEqual(completed(), "1000")
@@ -411,7 +411,7 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("aria2.unpause", [.string(gid)]), 1, "a failed download is not paused")
         fixture.manager.resumeTasks([url])
         let path = (fixture.folder as NSString).appendingPathComponent("ws")
-        FileManager.default.createFile(atPath: path, contents: Data(count: 1))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 1)))
         fixture.engine.finish(url, path: path, size: 1)
         _ = fixture.result("aria2.remove", [.string(gid)])
         let heard = whileServing { () -> [String] in

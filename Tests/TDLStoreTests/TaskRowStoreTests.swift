@@ -27,7 +27,7 @@ final class TaskRowStoreTests: XCTestCase {
         manager.add(["http://h/owned.bin"])
         manager.arrange(arrangement)
         manager.flush()
-        FileManager.default.createFile(atPath: downloads + "/owned.bin", contents: Data(count: 10))
+        XCTAssertTrue(FileManager.default.createFile(atPath: downloads + "/owned.bin", contents: Data(count: 10)))
         try DatabaseQueue(path: dbPath).write { db in
             try db.execute(sql: """
                 UPDATE task SET state = 'finished', size = 10, finalURL = url, completedPath = ? WHERE url = 'http://h/owned.bin'
