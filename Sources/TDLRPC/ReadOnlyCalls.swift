@@ -6,7 +6,7 @@ import TDLCore
 /// client polling a download does not wait for the loop's turn. Only answers that succeed
 /// are made here: anything else (another method, a bad parameter or token, a GID the board
 /// does not have, a board not filled yet) returns nil and goes to the loop, which gives
-/// aria2's error as before.
+/// aria2's error.
 struct ReadOnlyCalls: Sendable {
     let board: StatusBoard
 

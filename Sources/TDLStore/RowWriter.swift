@@ -20,8 +20,8 @@ struct RowWriter {
     mutating func bind(_ value: String?) {
         position += 1
         guard var value else { sqlite3_bind_null(statement, position); return }
-        // The string's own UTF-8 bytes and their count: passing the String as a C string
-        // made a terminated copy of each one first.
+        // The string's own UTF-8 bytes and their count: passed as a C string, each one would
+        // be copied with a terminator first.
         _ = value.withUTF8 { bytes in
             // An empty buffer may have no address, which SQLite would take for NULL.
             if bytes.isEmpty {
