@@ -7,6 +7,7 @@ public enum URLCheck {
     /// nil when acceptable, else the reason in words.
     public static func problem(with text: String) -> String? {
         if text.isEmpty { return "empty URL" }
+        if PlainWebURL.matches(text) { return nil }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " }) {
             return "contains spaces or control characters"
         }
