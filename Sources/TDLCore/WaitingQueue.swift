@@ -1,9 +1,9 @@
 import Foundation
 
 /// Waiting tasks, lowest start rank first (add time unless moved by hand; the URL breaks
-/// ties), kept as a binary heap: a
-/// finished download picks the next one in O(log n) instead of a pass over every waiting task,
-/// which was a few percent of the event loop's time for 500 small files.
+/// ties), kept as a binary heap: a finished download picks the next one in O(log n) instead of
+/// a pass over every waiting task, which was a few percent of the event loop's time for 500
+/// small files.
 ///
 /// The manager's waiting set stays the truth. An entry goes stale when its task stops waiting
 /// or is moved, and is dropped when it reaches the top; a task that waits again or moves gets

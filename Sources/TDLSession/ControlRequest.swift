@@ -59,7 +59,7 @@ public enum ControlActions {
     /// Taken (`consuming`): an `add` lets go of its requests once the manager has them, before
     /// the commit, which a million of them (184 bytes each) made the moment of most memory.
     public static func perform(_ request: consuming ControlRequest, on manager: DownloadManager) -> ControlReply {
-        if request.command == .add && request.all != true {
+        if request.command == .add {
             let items = request.items
             request.items = []
             return add(items, on: manager)
@@ -94,7 +94,7 @@ public enum ControlActions {
         }
         switch request.command {
         case .add:
-            return add(request.items, on: manager)
+            break  // answered above
         case .pause:
             report("paused", manager.pauseTasks(known))
         case .resume:
