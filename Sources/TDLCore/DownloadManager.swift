@@ -113,14 +113,18 @@ public final class DownloadManager {
         var loaded = snapshot.tasks
         snapshot.tasks = [:]
         // Tasks added before the load (none at launch) stay.
-        for (url, task) in tasks.byURL where loaded[url] == nil { loaded[url] = task }
+        var counts = snapshot.listedCounts
+        for (url, task) in tasks.byURL where loaded[url] == nil {
+            loaded[url] = task
+            counts.add(task)
+        }
         let tracking = tasks.isTrackingChanges
-        tasks = TaskTable(loaded)
+        tasks = TaskTable(loaded, listed: counts)
         loaded = [:]
         // Whoever follows the changes sees every loaded task as one.
         if tracking { tasks.trackChanges(all: true) }
         var runningBefore: [DownloadTask] = []
-        for url in snapshot.activeURLs {
+        for url in snapshot.activeURLsToReconcile {
             guard let wasDownloading = tasks[url].map({ $0.state == .downloading }) else { continue }
             // The states change in place, by the lifecycle table's launch rules.
             if restoring {
@@ -142,7 +146,7 @@ public final class DownloadManager {
                 tasks[url]!.state = Self.launchState(of: .downloading, .readWithoutDownloading)
             }
         }
-        loadedUnscheduled += snapshot.activeURLs
+        if loadedUnscheduled.isEmpty { loadedUnscheduled = snapshot.activeURLs } else { loadedUnscheduled += snapshot.activeURLs }
         toDeleteList = snapshot.trashed.sorted { ($0.deletedAt, $0.url) > ($1.deletedAt, $1.url) }.map(\.url)
         switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)

@@ -43,6 +43,12 @@ public struct SessionSnapshot: Sendable {
     public internal(set) var tasks: [String: DownloadTask] = [:]
     /// Tasks saved while downloading or waiting: the ones a launch restores.
     public private(set) var activeURLs: [String] = []
+    /// The active tasks a launch may change: those saved downloading, and those of a known
+    /// size (a file renamed into place before the task was marked finished). A million
+    /// waiting tasks of unknown size are then not looked up one by one.
+    private(set) var activeURLsToReconcile: [String] = []
+    /// Kept as tasks are read, so the manager's table needs no count of its own.
+    private(set) var listedCounts = ListedCounts()
     /// Tasks in the trash, with when they went there.
     public private(set) var trashed: [(deletedAt: Date, url: String)] = []
     public var settings: SessionSettings
@@ -57,11 +63,17 @@ public struct SessionSnapshot: Sendable {
     /// Adds a task as it is read. The launch then needs no pass over every task to find the
     /// active ones and the trash.
     public mutating func insert(_ task: DownloadTask) {
-        if tasks.updateValue(task, forKey: task.url) != nil {
+        if let replaced = tasks.updateValue(task, forKey: task.url) {
             activeURLs.removeAll { $0 == task.url }
+            activeURLsToReconcile.removeAll { $0 == task.url }
             trashed.removeAll { $0.url == task.url }
+            listedCounts.remove(replaced)
         }
-        if task.state.isActive { activeURLs.append(task.url) }
+        listedCounts.add(task)
+        if task.state.isActive {
+            activeURLs.append(task.url)
+            if task.state == .downloading || task.size != nil { activeURLsToReconcile.append(task.url) }
+        }
         if let deletedAt = task.deletedAt { trashed.append((deletedAt, task.url)) }
     }
 

@@ -7,29 +7,33 @@
 /// the subscript notes which tasks changed, once someone asks for that (`trackChanges`).
 struct TaskTable {
     private(set) var byURL: [String: DownloadTask]
-    /// Tasks of the list by state, indexed by `TaskState.allCases` order.
-    private var listed = [Int](repeating: 0, count: TaskState.allCases.count)
+    private var listed: ListedCounts
     /// URLs of the tasks written since `takeChanged`; nil (nothing kept) until `trackChanges`.
     private var changed: Set<String>?
 
     init(_ tasks: [String: DownloadTask] = [:]) {
+        var counts = ListedCounts()
+        for task in tasks.values { counts.add(task) }
+        self.init(tasks, listed: counts)
+    }
+
+    /// A table whose counts were kept as its tasks were read (see `SessionSnapshot`): counting
+    /// a million tasks again took a tenth of a launch.
+    init(_ tasks: [String: DownloadTask], listed: ListedCounts) {
         byURL = tasks
-        for task in tasks.values {
-            let place = Self.countedAs(task)
-            if place.listed { listed[place.state] += 1 }
-        }
+        self.listed = listed
     }
 
     subscript(url: String) -> DownloadTask? {
         get { byURL[url] }
         _modify {
-            let before = byURL[url].map(Self.countedAs)
+            let before = byURL[url].map(ListedCounts.place)
             yield &byURL[url]
-            let after = byURL[url].map(Self.countedAs)
+            let after = byURL[url].map(ListedCounts.place)
             changed?.insert(url)
             if before?.state != after?.state || before?.listed != after?.listed {
-                if let before, before.listed { listed[before.state] -= 1 }
-                if let after, after.listed { listed[after.state] += 1 }
+                if let before, before.listed { listed.byState[before.state] -= 1 }
+                if let after, after.listed { listed.byState[after.state] += 1 }
             }
         }
     }
@@ -62,7 +66,7 @@ struct TaskTable {
     /// Tasks of the list (not the trash) in each state that has any.
     var countsByState: [TaskState: Int] {
         var result: [TaskState: Int] = [:]
-        for (k, state) in TaskState.allCases.enumerated() where listed[k] > 0 { result[state] = listed[k] }
+        for (k, state) in TaskState.allCases.enumerated() where listed.byState[k] > 0 { result[state] = listed.byState[k] }
         return result
     }
 
@@ -71,8 +75,26 @@ struct TaskTable {
     mutating func preparingSortNames<R>(_ body: (inout [String: DownloadTask]) -> R) -> R {
         body(&byURL)
     }
+}
 
-    private static func countedAs(_ task: DownloadTask) -> (state: Int, listed: Bool) {
+/// How many tasks of the list (not the trash) are in each state.
+public struct ListedCounts: Sendable {
+    /// Indexed by `TaskState.allCases` order.
+    fileprivate var byState = [Int](repeating: 0, count: TaskState.allCases.count)
+
+    public init() {}
+
+    mutating func add(_ task: DownloadTask) {
+        let place = Self.place(task)
+        if place.listed { byState[place.state] += 1 }
+    }
+
+    mutating func remove(_ task: DownloadTask) {
+        let place = Self.place(task)
+        if place.listed { byState[place.state] -= 1 }
+    }
+
+    fileprivate static func place(_ task: DownloadTask) -> (state: Int, listed: Bool) {
         (TaskState.allCases.firstIndex(of: task.state)!, task.deletedAt == nil)
     }
 }

@@ -109,6 +109,28 @@ final class ActivityTests: XCTestCase {
         XCTAssertEqual(manager.maxDownloadCount, 1)
     }
 
+    /// The header's counts after a load are those of the loaded list, kept as the rows were
+    /// read: a row read again replaces the first one's state, the trash is not counted, and a
+    /// task added before the load is counted too.
+    func testCountsAfterALoadAreThoseOfTheListAsRead() throws {
+        let folder = NSTemporaryDirectory()
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        var snapshot = SessionSnapshot(tasks: [
+            DownloadTask(url: "https://example.com/a", fileName: "a", directory: folder, addTime: t0, state: .finished),
+            DownloadTask(url: "https://example.com/b", fileName: "b", directory: folder, addTime: t0, state: .failed),
+            DownloadTask(url: "https://example.com/c", fileName: "c", directory: folder, addTime: t0, state: .paused),
+        ])
+        snapshot.insert(DownloadTask(url: "https://example.com/a", fileName: "a", directory: folder, addTime: t0, state: .paused))
+        var trashed = DownloadTask(url: "https://example.com/b", fileName: "b", directory: folder, addTime: t0, state: .failed)
+        trashed.deletedAt = t0 + 5
+        snapshot.insert(trashed)
+        let manager = DownloadManager(defaultDirectory: folder, store: FakeStore(snapshot))
+        _ = manager.add(["https://example.com/new"])
+        _ = try manager.load(restoring: false)
+        XCTAssertEqual(manager.counts, [.paused: 2, .waiting: 1])
+        XCTAssertEqual(manager.toDeleteList, ["https://example.com/b"])
+    }
+
     /// A clean quit is no interruption, and a relaunch runs what ran before, ahead of an older
     /// task that was waiting behind it (it had been stopped, then resumed).
     func testAfterACleanQuitNothingIsInterruptedAndWhatRanRunsFirst() throws {
@@ -146,13 +168,18 @@ final class ActivityTests: XCTestCase {
         try Data(repeating: 2, count: 7).write(to: URL(fileURLWithPath: folder + "/other.bin"))
         var other = DownloadTask(url: "https://example.com/other.bin", fileName: "other.bin", directory: folder, state: .downloading)
         other.size = 10
+        // Sent back to wait (a lowered limit) after the rename: found finished too.
+        try Data(repeating: 3, count: 5).write(to: URL(fileURLWithPath: folder + "/waited.bin"))
+        var waited = DownloadTask(url: "https://example.com/waited.bin", fileName: "waited.bin", directory: folder, state: .waiting)
+        waited.size = 5
         var crashed = SessionSettings()
         crashed.endedCleanly = false
-        let store = FakeStore(SessionSnapshot(tasks: [done, other], settings: crashed))
+        let store = FakeStore(SessionSnapshot(tasks: [done, other, waited], settings: crashed))
         let engine = FakeEngine()
         let manager = DownloadManager(defaultDirectory: folder, engine: engine, store: store)
         XCTAssertEqual(try manager.load(), 1, "only the other one was interrupted")
         XCTAssertEqual(manager.state(of: done.url), .finished)
+        XCTAssertEqual(manager.state(of: waited.url), .finished)
         XCTAssertEqual(engine.started, [other.url])
         manager.flush()
         let saved = store.commits.flatMap(\.upserted).first { $0.url == done.url }
