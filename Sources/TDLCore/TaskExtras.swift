@@ -24,7 +24,8 @@ struct TaskExtras: Equatable, Sendable {
 /// the fields are, whoever holds them.
 struct TaskExtrasStorage: Equatable, @unchecked Sendable {
     private final class Box {
-        var extras: TaskExtras
+        // Copied on write like the task's own box (see `DownloadTask.Box`).
+        @exclusivity(unchecked) var extras: TaskExtras
         init(_ extras: TaskExtras) { self.extras = extras }
     }
 
