@@ -266,8 +266,15 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    /// A file at least this large is read by two connections (see `SecondReader`).
+    var twoReadersFrom = SecondReader.smallestFile
+
     private func read() throws -> SessionSnapshot {
-        try dbQueue.read { db in try Self.explained(db) {
+        let second = SecondReader(path: path, session: session, ifAtLeast: twoReadersFrom)
+        second?.waitUntilReady()
+        // Done with the file before anything is thrown: damage moves it aside.
+        defer { second?.cancel() }
+        return try dbQueue.read { db in try Self.explained(db) {
             var segments: [String: [Segment]] = [:]
             let segmentRows = try Row.fetchCursor(db, sql: """
                 SELECT url, start, "end", done FROM segment WHERE session = ? ORDER BY url, position
@@ -276,7 +283,7 @@ public final class SQLiteSessionStore: SessionStore {
                 segments[row[0], default: []].append(Segment(start: row[1], end: row[2], done: row[3]))
             }
             var snapshot = SessionSnapshot(settings: try SettingsRecord.load(db, session: session))
-            try TaskRecord.read(session: session, db: db, path: path, inParallel: soleWriter, into: &snapshot)
+            try TaskRecord.read(session: session, db: db, second: second, into: &snapshot)
             for (url, list) in segments { snapshot.setSegments(list, of: url) }
             if soleWriter {
                 writtenSegmentCounts = segments.mapValues(\.count)

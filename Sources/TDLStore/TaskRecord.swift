@@ -11,76 +11,42 @@ enum TaskRecord {
         finalURL, etag, lastModified, retries, note, metaInfo, deletedAt, completedPath, options
         """
 
-    /// Every task of a session, into `snapshot`. With `inParallel` the table is read in two
-    /// halves of its row ids at once, this thread and a helper each on their own connection
-    /// (WAL lets readers run side by side), because decoding 100,000 rows is most of a launch.
-    /// Only for the session's one writer: the two connections may see different commits, and
-    /// a replaced row gets a new row id, so another writer could move a row past both halves.
-    static func read(session: String, db: Database, path: String, inParallel: Bool,
-                     into snapshot: inout SessionSnapshot) throws {
+    /// Every task of a session, into `snapshot`. With a `second` reader (made ready before
+    /// this transaction started), the rows above the first 30 % of row ids are its part: this
+    /// thread reads its own part, then stores the second's chunks as they come, so that both
+    /// threads finish together (storing a task costs about half of decoding it).
+    static func read(session: String, db: Database, second: SecondReader?, into snapshot: inout SessionSnapshot) throws {
         // Two subqueries: SQLite reads min and max off the key only when each is alone.
         let bounds = try Row.fetchOne(db, sql: "SELECT (SELECT min(rowid) FROM task), (SELECT max(rowid) FROM task)")
         guard let low: Int64 = bounds?[0], let high: Int64 = bounds?[1] else { return }
-        let middle = inParallel ? low + (high - low) / 2 : high
-        let upperHalf = UpperHalfRead()
-        let finished = DispatchSemaphore(value: 0)
-        if middle < high {
-            DispatchQueue.global(qos: .userInitiated).async {
-                upperHalf.result = Result { try readOnOwnConnection(path: path, session: session, rowidsAbove: middle, upTo: high) }
-                finished.signal()
-            }
-        } else {
-            finished.signal()
-        }
-        // This thread fills the table with its half while the helper reads the other.
+        let split = second == nil ? high : low + (high - low) * 3 / 10
+        second?.start(above: split, upTo: high)
         snapshot.reserveCapacity(Int(min(high - low + 1, 1 << 24)))  // the row-id span is an upper bound
-        var lowerError: Error?
-        do {
-            let statement = try db.makeStatement(sql: rangeQuery)
-            try statement.setArguments([session, low, middle])
-            try decode(statement.sqliteStatement, db: db.sqliteConnection) { snapshot.insert($0) }
-        } catch {
-            lowerError = error
+        try decode(range: low ... split, of: session, db: db) { snapshot.insert($0) }
+        guard let second, split < high else { return }
+        while true {
+            switch try second.next() {
+            case .tasks(let tasks): for task in tasks { snapshot.insert(task) }
+            case .finished: return
+            case .notRead: return try decode(range: split + 1 ... high, of: session, db: db) { snapshot.insert($0) }
+            }
         }
-        finished.wait()  // the helper must be done with the file before anything is thrown
-        if let lowerError { throw lowerError }
-        for task in try upperHalf.result.get() { snapshot.insert(task) }
     }
 
-    /// The helper's result, handed over when the semaphore is signalled.
-    private final class UpperHalfRead: @unchecked Sendable {
-        var result: Result<[DownloadTask], Error> = .success([])
+    private static func decode(range: ClosedRange<Int64>, of session: String, db: Database,
+                               each: (DownloadTask) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: rangeQuery)
+        try statement.setArguments([session, range.lowerBound, range.upperBound])
+        try decode(statement.sqliteStatement, db: db.sqliteConnection, each: each)
     }
 
     /// The rows of a session within a range of row ids: a seek on the table's own key, then
     /// one pass (NOT INDEXED: a primary-key lookup per row was 5x slower).
     static let rangeQuery = "SELECT \(selectColumns) FROM task NOT INDEXED WHERE session = ? AND rowid BETWEEN ? AND ?"
 
-    static func readOnOwnConnection(path: String, session: String, rowidsAbove lowest: Int64, upTo highest: Int64) throws -> [DownloadTask] {
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
-        func failure(_ code: Int32) -> DatabaseError {
-            SQLiteSessionStore.explained(DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }),
-                                         connection: connection)
-        }
-        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard code == SQLITE_OK, let connection else { throw failure(code) }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        code = sqlite3_prepare_v2(connection, rangeQuery, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw failure(code) }
-        // SQLITE_TRANSIENT: SQLite keeps its own copy of the session name.
-        sqlite3_bind_text(statement, 1, session, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        sqlite3_bind_int64(statement, 2, lowest + 1)  // BETWEEN is inclusive; a lone row is the lower half's
-        sqlite3_bind_int64(statement, 3, highest)
-        var tasks: [DownloadTask] = []
-        try decode(statement, db: connection) { tasks.append($0) }
-        return tasks
-    }
-
     /// Steps a statement over `selectColumns`, reading columns through SQLite's own calls:
     /// decoding through generic row values took most of a launch's time.
-    static func decode(_ s: OpaquePointer, db: OpaquePointer?, each: (DownloadTask) -> Void) throws {
+    static func decode(_ s: OpaquePointer, db: OpaquePointer?, each: (DownloadTask) throws -> Void) throws {
         func text(_ i: Int32) -> String? {
             guard let bytes = sqlite3_column_text(s, i) else { return nil }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, i))), as: UTF8.self)
@@ -151,7 +117,7 @@ enum TaskRecord {
             }
             if let previous { task.shareExtras(ifEqualTo: previous) }
             previous = task
-            each(task)
+            try each(task)
         }
     }
 

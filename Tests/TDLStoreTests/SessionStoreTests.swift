@@ -154,7 +154,7 @@ final class SessionStoreTests: XCTestCase {
         XCTAssertEqual(try store.load().tasks[task.url]?.segments, [Segment(start: 0, end: nil, done: 5)])
     }
 
-    func testTheSoleWritersTwoThreadReadMatchesAOnePassRead() throws {
+    func testATwoThreadReadMatchesAOnePassRead() throws {
         // Two sessions interleaved in the table, so each one's row ids have gaps; an odd count.
         let work = try SQLiteSessionStore(path: dbPath, session: "work")
         let home = try SQLiteSessionStore(path: dbPath, session: "home")
@@ -167,14 +167,48 @@ final class SessionStoreTests: XCTestCase {
             try work.commit(mine)
             try home.commit(theirs)
         }
-        let onePass = try SQLiteSessionStore(path: dbPath, session: "work").load()
-        let twoThreads = try SQLiteSessionStore(path: dbPath, session: "work", soleWriter: true).load()
+        let onePassStore = try SQLiteSessionStore(path: dbPath, session: "work")
+        onePassStore.twoReadersFrom = .max
+        let onePass = try onePassStore.load()
         XCTAssertEqual(onePass.tasks.count, 1001)
-        XCTAssertEqual(twoThreads.tasks, onePass.tasks)
-        XCTAssertEqual(Set(twoThreads.activeURLs), Set(onePass.activeURLs))
-        XCTAssertEqual(twoThreads.activeURLs.count, 143)
-        XCTAssertEqual(Set(twoThreads.trashed.map(\.url)), Set(onePass.trashed.map(\.url)))
-        XCTAssertEqual(twoThreads.trashed.count, 201)
+        for readOnly in [false, true] {
+            let store = try SQLiteSessionStore(path: dbPath, session: "work", soleWriter: !readOnly, readOnly: readOnly)
+            store.twoReadersFrom = 0
+            let twoThreads = try store.load()
+            XCTAssertEqual(twoThreads.tasks, onePass.tasks)
+            XCTAssertEqual(twoThreads.activeURLs, onePass.activeURLs, "in row order, as one pass reads them")
+            XCTAssertEqual(twoThreads.activeURLs.count, 143)
+            XCTAssertEqual(twoThreads.trashed.map(\.url), onePass.trashed.map(\.url))
+            XCTAssertEqual(twoThreads.trashed.count, 201)
+        }
+    }
+
+    /// `tdl list` reads a session another tdl may commit to meanwhile: the two threads' rows
+    /// must come from one commit. Here every commit moves the task with the highest row id
+    /// to below the lowest, so rows read from two different commits miss a task.
+    func testATwoThreadReadWhileAnotherConnectionCommitsSeesOneCommit() throws {
+        let store = try SQLiteSessionStore(path: dbPath, session: "work")
+        var changes = SessionChanges()
+        changes.upserted = (0 ..< 3000).map { DownloadTask(url: "http://h/\($0)", fileName: "f\($0)", directory: "/tmp") }
+        try store.commit(changes)
+        let writer = try DatabaseQueue(path: dbPath)
+        let stop = ManagedAtomicFlag()
+        let writing = Thread {
+            while !stop.isSet {
+                try? writer.write { db in
+                    try db.execute(sql: "UPDATE task SET rowid = (SELECT min(rowid) FROM task) - 1 WHERE rowid = (SELECT max(rowid) FROM task)")
+                }
+            }
+        }
+        writing.start()
+        defer { stop.set() }
+        let reader = try SQLiteSessionStore(path: dbPath, session: "work", readOnly: true)
+        reader.twoReadersFrom = 0
+        for _ in 0 ..< 40 {
+            XCTAssertEqual(try reader.load().tasks.count, 3000)
+        }
+        let moved = try writer.read { db in try Int.fetchOne(db, sql: "SELECT 0 - min(rowid) FROM task") ?? 0 }
+        XCTAssertGreaterThan(moved, 40, "the writer committed while the reads ran")
     }
 
     func testSessionsAreIndependentInOneFile() throws {
@@ -443,4 +477,12 @@ final class SessionStoreTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
     }
+}
+
+/// A flag one thread sets and another reads.
+private final class ManagedAtomicFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
