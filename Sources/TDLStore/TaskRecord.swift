@@ -56,12 +56,20 @@ enum TaskRecord {
         func directory() -> String {
             guard let bytes = sqlite3_column_text(s, 2) else { return "" }
             let count = Int(sqlite3_column_bytes(s, 2))
-            let same = lastDirectory.utf8.count == count && lastDirectory.utf8.withContiguousStorageIfAvailable {
-                memcmp($0.baseAddress!, bytes, count) == 0
-            } == true
-            if !same { lastDirectory = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) }
+            if !holds(2, lastDirectory) { lastDirectory = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) }
             return lastDirectory
         }
+        /// Whether column `i` holds exactly `known`'s bytes: a row's text is then not made again.
+        func holds(_ i: Int32, _ known: String) -> Bool {
+            guard let bytes = sqlite3_column_text(s, i) else { return false }
+            let count = Int(sqlite3_column_bytes(s, i))
+            return known.utf8.count == count && known.utf8.withContiguousStorageIfAvailable {
+                memcmp($0.baseAddress!, bytes, count) == 0
+            } == true
+        }
+        // A state is one of six words: told by its bytes, without a string per row.
+        let states = TaskState.allCases.map { ($0.rawValue, $0) }
+        func state() -> TaskState? { states.first { holds(4, $0.0) }?.1 }
         func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
         func real(_ i: Int32) -> Double? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i) }
         let decoder = JSONDecoder()
@@ -79,11 +87,12 @@ enum TaskRecord {
             }
             var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
                                     addTime: Date(timeIntervalSince1970: real(3) ?? 0),
-                                    state: text(4).flatMap(TaskState.init(rawValue:)) ?? .paused,
+                                    state: state() ?? .paused,
                                     customDisplayName: text(5), mimeType: text(6))
             task.size = integer(7)
             task.received = integer(8) ?? 0
-            task.failReason = text(9).map(FailReason.init(storageCode:))
+            let failure = text(9).map { code in (code: code, shared: failures[code]) }
+            task.failReason = failure.map { $0.shared?.failReason ?? FailReason(storageCode: $0.code) }
             task.finalURL = text(10)
             task.etag = text(11)
             task.lastModified = text(12)
@@ -94,25 +103,25 @@ enum TaskRecord {
             }
             task.deletedAt = real(16).map { Date(timeIntervalSince1970: $0) }
             task.completedPath = text(17)
-            if let json = text(18) {
+            if let last = lastOptions, holds(18, last.json) {
+                task.options = last.options
+            } else if let json = text(18) {
                 // A damaged value costs the options of one task, not the session.
-                if let last = lastOptions, last.json == json {
-                    task.options = last.options
-                } else if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
+                if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
                     task.options = options
                     lastOptions = (json, options)
                 } else {
                     task.note = "its saved options could not be read; they were dropped"
                 }
             }
-            if let code = text(9) {
-                if let failure = failures[code] {
-                    task.shareExtras(ifEqualTo: failure)
+            if let failure {
+                if let shared = failure.shared {
+                    task.shareExtras(ifEqualTo: shared)
                 } else if failures.count < 256 {
-                    var failure = DownloadTask(url: "", fileName: "", directory: "")
-                    failure.failReason = task.failReason
-                    failures[code] = failure
-                    task.shareExtras(ifEqualTo: failure)
+                    var shared = DownloadTask(url: "", fileName: "", directory: "")
+                    shared.failReason = task.failReason
+                    failures[failure.code] = shared
+                    task.shareExtras(ifEqualTo: shared)
                 }
             }
             if let previous { task.shareExtras(ifEqualTo: previous) }
