@@ -56,8 +56,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// Set when a damaged file had to be moved aside on open or on load: the caller tells the user.
     public private(set) var recoveryNotice: StoreError?
 
-    /// This process is the session's one writer (it holds the session's lock), so its rows
-    /// cannot change under a load: the load may read them on two threads.
+    /// This process is the session's one writer (it holds the session's lock), so the segment
+    /// rows it read are all there are until it writes more.
     let soleWriter: Bool
     /// A command that only reads (`tdl list`): a damaged file is reported, never moved aside.
     let readOnly: Bool
