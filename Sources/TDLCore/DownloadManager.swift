@@ -403,9 +403,10 @@ public final class DownloadManager {
         guard !loadedUnscheduled.isEmpty else { return }
         let urls = loadedUnscheduled
         loadedUnscheduled = []
+        schedulerState.reserveCapacity(urls.count)
         for url in urls {
             if let task = tasks[url], task.state.isActive && task.deletedAt == nil {
-                schedulerState.track(url, task.state) { waitingEntry(url) }
+                schedulerState.track(url, task.state) { WaitingQueue.Entry(addTime: task.addTime, url: url) }
             }
         }
     }

@@ -49,7 +49,7 @@ struct Scheduler {
     }
 
     /// Whether an entry carries its task's rank (not one it had before a move).
-    private func isCurrent(_ entry: WaitingQueue.Entry) -> Bool {
+    private static func isCurrent(_ entry: WaitingQueue.Entry, movedRanks: [String: Double]) -> Bool {
         movedRanks[entry.url].map { $0 == entry.rank } ?? true
     }
 
@@ -99,13 +99,19 @@ struct Scheduler {
 
     /// The next waiting task that `canStart` (tasks in the trash wait without starting), or nil.
     mutating func next(canStart: (String) -> Bool, entry: (String) -> WaitingQueue.Entry?) -> String? {
+        // The closures hold copies of these two alone: a closure made of a method of `self`
+        // holds a copy of all of it, the queue too, which the take then copied whole (a
+        // million entries at each start).
+        let waiting = self.waiting, movedRanks = self.movedRanks
+        let isWaiting = { (url: String) in waiting.contains(url) }
+        let isCurrent = { (entry: WaitingQueue.Entry) in Self.isCurrent(entry, movedRanks: movedRanks) }
         if focus != nil {
-            return focusQueue.takeOldest(1, isWaiting: { waiting.contains($0) }, isCurrent: isCurrent, canStart: canStart).first
+            return focusQueue.takeOldest(1, isWaiting: isWaiting, isCurrent: isCurrent, canStart: canStart).first
         }
         if queue.count > 2 * waiting.count + 64 {  // mostly stale entries
             queue.rebuild(waiting.compactMap { entry($0).map(placed) })
         }
-        return queue.takeOldest(1, isWaiting: { waiting.contains($0) }, isCurrent: isCurrent, canStart: canStart).first
+        return queue.takeOldest(1, isWaiting: isWaiting, isCurrent: isCurrent, canStart: canStart).first
     }
 
     /// Only `urls` start from now on (added to those already given); nil lifts the focus.
