@@ -46,6 +46,8 @@ public final class DownloadManager {
     private var schedulerState = Scheduler()
     /// Active tasks of the last load that the scheduler does not follow yet.
     private var loadedUnscheduled: [String] = []
+    /// Tasks the last load found cut off while downloading, in the order they go on.
+    private var runningBeforeLoad: [String] = []
     /// True inside `schedule`, which an engine event from `start` may call again.
     var scheduling = false
     var live = LiveActivity()
@@ -95,9 +97,12 @@ public final class DownloadManager {
     /// list --sort`, which saves nothing): a million tasks are then sorted once, not twice.
     /// Without `keepingSortNames` a name sort keeps no sort names with the tasks (a listing that
     /// ends after it: a million of them are 100 MB).
+    /// Without `startingDownloads` nothing starts until `startLoadedDownloads`: the screen shows
+    /// the list first (queueing a million waiting tasks takes most of a second).
     @discardableResult
     public func load(restoring: Bool = true, resumeInterrupted: Bool? = nil,
-                     arrangedFor: ((Arrangement) -> Arrangement)? = nil, keepingSortNames: Bool = true) throws -> Int {
+                     arrangedFor: ((Arrangement) -> Arrangement)? = nil, keepingSortNames: Bool = true,
+                     startingDownloads: Bool = true) throws -> Int {
         guard let store else { return 0 }
         var snapshot = try store.load()
         settings = snapshot.settings
@@ -160,13 +165,20 @@ public final class DownloadManager {
             flush()
         }
         engine?.setGlobalRateLimit(settings.globalRateLimit)
-        // What was downloading before goes on first, so a relaunch runs the same downloads.
-        for task in runningBefore.sorted(by: { ($0.addTime, $0.url) < ($1.addTime, $1.url) })
-            where engine != nil && hasFreeSlot && scheduler.mayStart(task.url) {
-            move([task.url], .start)
+        runningBeforeLoad = runningBefore.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
+        if startingDownloads { startLoadedDownloads() }
+        return interrupted
+    }
+
+    /// Starts what the last load left to start: what was downloading before it first, so a
+    /// relaunch runs the same downloads, then the oldest waiting tasks.
+    public func startLoadedDownloads() {
+        let first = runningBeforeLoad
+        runningBeforeLoad = []
+        for url in first where engine != nil && hasFreeSlot && scheduler.mayStart(url) && tasks[url]?.state == .waiting {
+            move([url], .start)
         }
         schedule()
-        return interrupted
     }
 
     /// A task renamed into place but not yet marked finished: the part file is gone and the
@@ -568,7 +580,12 @@ public final class DownloadManager {
     }
 
     /// True while anything downloads or waits for a slot.
-    public var isBusy: Bool { scheduler.isBusy }
+    /// A loaded task that waits or downloads answers without queueing the loaded tasks: the
+    /// screen's first frame asks before anything starts.
+    public var isBusy: Bool {
+        if loadedUnscheduled.contains(where: { tasks[$0].map { $0.state.isActive && $0.deletedAt == nil } ?? false }) { return true }
+        return scheduler.isBusy
+    }
 
     // MARK: - The loop
 

@@ -73,6 +73,10 @@ public final class TerminalApp {
         let observer = manager.observe { [weak self] event in self?.apply(events.handle(event)) }
         var stdinOpen = script == nil
         var preparing = true
+        // The list first, then the downloads: queueing a million waiting tasks takes most of
+        // a second, which the first frame does not wait for.
+        draw()
+        manager.startLoadedDownloads()
         while !quitting {
             let frameDue = needsDraw || manager.isBusy
             let timeout = preparing ? 0 : script != nil ? 10 : (frameDue ? 100 : 1000)

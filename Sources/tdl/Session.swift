@@ -31,7 +31,8 @@ final class Session {
     /// `TaskRowStore`), where the session allows it, for a command that changes nothing else.
     init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
-         onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil) throws {
+         onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil,
+         startingDownloads: Bool = true) throws {
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
@@ -64,7 +65,7 @@ final class Session {
         if let runOnly { manager.runOnly(runOnly) }
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
-                                           keepingSortNames: keepingSortNames)
+                                           keepingSortNames: keepingSortNames, startingDownloads: startingDownloads)
         } catch let error as StoreError {
             throw CLIError.store(error.description)
         } catch {
@@ -77,11 +78,13 @@ final class Session {
     }
 
     /// The session a full-screen list or `tdl serve` runs, with a folder it can write to; a
-    /// command that cannot open it ends with the reason.
-    static func running(_ global: GlobalOptions, folder: FolderOption, transfer: TransferOptions, launch: LaunchOptions) -> Session {
+    /// command that cannot open it ends with the reason. Without `startingDownloads` the caller
+    /// starts them (`DownloadManager.startLoadedDownloads`).
+    static func running(_ global: GlobalOptions, folder: FolderOption, transfer: TransferOptions, launch: LaunchOptions,
+                        startingDownloads: Bool = true) -> Session {
         do {
             let session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
-                                      resumeInterrupted: launch.resumeInterrupted)
+                                      resumeInterrupted: launch.resumeInterrupted, startingDownloads: startingDownloads)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             return session
         } catch {

@@ -22,7 +22,8 @@ struct UICommand: ParsableCommand {
             warn(problem)
             Foundation.exit(ExitStatus.badInput)
         }
-        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch)
+        // The list shows before downloads start (see `TerminalApp.run`).
+        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch, startingDownloads: false)
         hookOptions.save(into: session.manager)
         session.hooks?.silenceOutput = true
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in

@@ -154,6 +154,36 @@ final class ActivityTests: XCTestCase {
         XCTAssertTrue(manager.settings.endedCleanly)
     }
 
+    /// The screen loads without starting anything, shows the list, then starts: the same
+    /// downloads in the same order as a load that starts them at once.
+    func testALoadThatLeavesTheStartToLaterStartsTheSameDownloadsWhenAsked() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.maxDownloadCount = 2
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let tasks = [
+            DownloadTask(url: "https://example.com/older", fileName: "older", directory: folder, addTime: t0, state: .waiting),
+            DownloadTask(url: "https://example.com/ran", fileName: "ran", directory: folder, addTime: t0 + 1, state: .downloading),
+            DownloadTask(url: "https://example.com/newer", fileName: "newer", directory: folder, addTime: t0 + 2, state: .waiting),
+        ]
+        var started: [[String]] = []
+        for deferring in [false, true] {
+            let engine = FakeEngine()
+            let manager = DownloadManager(defaultDirectory: folder, engine: engine,
+                                          store: FakeStore(SessionSnapshot(tasks: tasks, settings: settings)))
+            _ = try manager.load(startingDownloads: !deferring)
+            if deferring {
+                XCTAssertEqual(engine.started, [], "nothing starts before the list is shown")
+                XCTAssertTrue(manager.isBusy, "the loaded tasks wait")
+                XCTAssertEqual(manager.state(of: "https://example.com/ran"), .waiting)
+                manager.startLoadedDownloads()
+            }
+            started.append(engine.started)
+        }
+        XCTAssertEqual(started[0], ["https://example.com/ran", "https://example.com/older"])
+        XCTAssertEqual(started[1], started[0])
+    }
+
     func testAFileRenamedIntoPlaceBeforeItsStateWasSavedIsNotDownloadedAgain() throws {
         let folder = NSTemporaryDirectory() + "tdl-reconcile-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
