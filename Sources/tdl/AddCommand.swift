@@ -26,26 +26,48 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
-        var problems: [String] = []
+        var sawProblems = false
         if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         do {
+            var input: InputFileParts?
             if let inputFile {
-                let input = try InputFile.read(inputFile)
-                problems = input.problems
-                problems.forEach(warn)
-                if entries.isEmpty { entries = input.entries } else { entries += input.entries }
+                let parts = try InputFileParts(path: inputFile)
+                let first = try parts.next() ?? ([], [])
+                first.problems.forEach(warn)
+                sawProblems = !first.problems.isEmpty
+                if entries.isEmpty { entries = first.entries } else { entries += first.entries }
+                // --mirror counts every URL of the file: it is read whole.
+                if !request.mirror.isEmpty && !parts.finished {
+                    let rest = try parts.rest()
+                    rest.problems.forEach(warn)
+                    sawProblems = sawProblems || !rest.problems.isEmpty
+                    entries += rest.entries
+                }
+                input = parts.finished ? nil : parts
             }
-            if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
+            if entries.isEmpty && input == nil { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
             if !request.mirror.isEmpty && entries.count != 1 {
                 throw CLIError.badArgument("--mirror names other URLs of one file: give exactly one URL")
             }
             var given = request.downloadOptions
             given.directory = folder.dir.map(Paths.absolute)
             // In place: a second array of a million requests would cost as much as the first.
-            for i in entries.indices { entries[i].options = entries[i].options.filling(from: given) }
+            func fill(_ part: inout [DownloadRequest]) {
+                for i in part.indices { part[i].options = part[i].options.filling(from: given) }
+            }
+            if let input, ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] != "1" {
+                try AddInParts.run(entries, then: input, sawProblems: sawProblems, fill: fill, options: global)
+            }
+            if let input {
+                let rest = try input.rest()
+                rest.problems.forEach(warn)
+                sawProblems = sawProblems || !rest.problems.isEmpty
+                entries += rest.entries
+            }
+            fill(&entries)
             var reply = try SessionRoute.run(ControlRequest(command: .add, items: consume entries), options: global)
             // The rest is added; a line that could not be used still fails the command.
-            if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
+            if sawProblems && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
             SessionRoute.finish(reply)
         } catch {
             fail(with: error)
