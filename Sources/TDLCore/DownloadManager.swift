@@ -332,7 +332,11 @@ public final class DownloadManager {
     @discardableResult
     public func add(_ requests: [DownloadRequest], at manualIndex: ListIndex? = nil, batch: inout AddBatch) -> AddResult {
         var result = AddResult()
-        batch.seen.reserveCapacity(batch.seen.count + requests.count)
+        // Grown by doubling over a batch's later parts: reserving each part's count again
+        // would hash every URL seen so far once per part.
+        if batch.seen.capacity < batch.seen.count + requests.count {
+            batch.seen.reserveCapacity(max(batch.seen.count + requests.count, 2 * batch.seen.capacity))
+        }
         let now = batch.lastAddTime.map { max(clock(), $0.addingTimeInterval(1e-6)) } ?? clock()
         var newTasks: [DownloadTask] = []
         newTasks.reserveCapacity(requests.count)

@@ -147,6 +147,15 @@ final class Session {
         return rowsManager
     }
 
+    /// Whether the session has no task, in its list or its trash (true without a session file).
+    func holdsNoTask() throws -> Bool {
+        do {
+            return try database?.holdsNoTask() ?? true
+        } catch let error as StoreError {
+            throw CLIError.store(error.description)
+        }
+    }
+
     /// The folder new downloads go to.
     var downloadDirectory: String { manager.settings.downloadDirectory ?? manager.defaultDirectory }
 
