@@ -135,13 +135,15 @@ final class AddInPartsTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: time) else { throw XCTSkip("no \(time)") }
         let work = TemporaryDirectory()
         let file = work.file("urls.txt")
-        try (0 ..< 60_000).map { url("scale/\($0)/file-\($0).bin") }.joined(separator: "\n")
-            .write(toFile: file, atomically: true, encoding: .utf8)
+        let urls = (0 ..< 60_000).map { url("scale/\($0)/file-\($0).bin") }
+        try urls.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
         func peakKB(part: Int) throws -> Int {
             let home = work.file("home-\(part)")
             let run = try Processes.run(time, ["-f", "peak %M", Processes.tdlBinary, "add", "-i", file, "--home", home],
                                         environment: ["TDL_ADD_PART": "\(part)"], timeout: 120)
             XCTAssertEqual(run.status, 0, run.stderr)
+            // Read in blocks of 1 MiB, lines across a block's end included.
+            XCTAssertEqual(run.stdout, urls.map { "added \($0)\n" }.joined(), "parts of \(part)")
             let line = run.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") }
             return Int(line?.dropFirst(5) ?? "") ?? 0
         }
