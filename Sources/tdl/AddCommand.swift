@@ -29,23 +29,21 @@ struct AddCommand: ParsableCommand {
         var sawProblems = false
         if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         do {
+            /// Takes a part of the input file, telling the problems of its lines.
+            func take(_ part: (entries: [DownloadRequest], problems: [String]), into entries: inout [DownloadRequest]) {
+                part.problems.forEach(warn)
+                sawProblems = sawProblems || !part.problems.isEmpty
+                if entries.isEmpty { entries = part.entries } else { entries += part.entries }
+            }
             var input: InputFileParts?
             if let inputFile {
                 let parts = try InputFileParts(path: inputFile)
-                let first = try parts.next() ?? ([], [])
-                first.problems.forEach(warn)
-                sawProblems = !first.problems.isEmpty
-                if entries.isEmpty { entries = first.entries } else { entries += first.entries }
+                take(try parts.next() ?? ([], []), into: &entries)
                 // --mirror counts every URL of the file: it is read whole.
-                if !request.mirror.isEmpty && !parts.finished {
-                    let rest = try parts.rest()
-                    rest.problems.forEach(warn)
-                    sawProblems = sawProblems || !rest.problems.isEmpty
-                    entries += rest.entries
-                }
+                if !request.mirror.isEmpty { take(try parts.rest(), into: &entries) }
                 input = parts.finished ? nil : parts
             }
-            if entries.isEmpty && input == nil { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
+            if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
             if !request.mirror.isEmpty && entries.count != 1 {
                 throw CLIError.badArgument("--mirror names other URLs of one file: give exactly one URL")
             }
@@ -55,15 +53,12 @@ struct AddCommand: ParsableCommand {
             func fill(_ part: inout [DownloadRequest]) {
                 for i in part.indices { part[i].options = part[i].options.filling(from: given) }
             }
+            // A file longer than a part goes in parts, but where the whole session is loaded
+            // (`TDL_WHOLE_SESSION=1`, see `SessionRoute.tasksAlone`): once, not once a part.
             if let input, ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] != "1" {
                 try AddInParts.run(entries, then: input, sawProblems: sawProblems, fill: fill, options: global)
             }
-            if let input {
-                let rest = try input.rest()
-                rest.problems.forEach(warn)
-                sawProblems = sawProblems || !rest.problems.isEmpty
-                entries += rest.entries
-            }
+            if let input { take(try input.rest(), into: &entries) }
             fill(&entries)
             var reply = try SessionRoute.run(ControlRequest(command: .add, items: consume entries), options: global)
             // The rest is added; a line that could not be used still fails the command.

@@ -10,9 +10,9 @@ import TDLSession
 /// committed before it added; the same command then finds them in the session and adds the
 /// rest. The reply is the one a single add prints.
 ///
-/// When a tdl runs the session, the whole file goes to it in one request, as before. A list
-/// arranged by hand takes the whole file at once too: a part's tasks go on top of the list,
-/// above the earlier parts'.
+/// When a tdl runs the session, the whole file goes to it in one request. A list arranged by
+/// hand takes the whole file at once too: a part's tasks would go on top of the list, above
+/// the earlier parts'.
 enum AddInParts {
     /// Adds `given` and the parts of `input` after it; `fill` gives a part the command line's
     /// options. `sawProblems`: lines of the input already reported as unusable.
