@@ -63,14 +63,27 @@ enum AddInParts {
         // the batch, which the manager knows): no row needs reading, and reading a million
         // URLs in a table the earlier parts grew was a twentieth of the add.
         let readsRows = try !opened.holdsNoTask()
+        var recovery = opened.recovery
+        var committed = false
         var part = given
         while true {
             fill(&part)
             if !part.isEmpty {
                 let manager = try opened.manager(ofRows: readsRows ? part.map(\.url) : [])
+                if let moved = opened.recovery, moved != recovery {
+                    recovery = moved
+                    warn(moved)
+                    // The parts committed before went with the damaged file: the rest alone
+                    // would leave the new session with part of the input.
+                    if committed {
+                        reply.fail("the URLs added before are in the file moved aside: run the command again to add them all")
+                        break
+                    }
+                }
                 let result = manager.add(part, batch: &batch)
                 part = []
                 manager.flush()
+                committed = true
                 reply.take(result, saveError: manager.lastError)
                 // What was not saved is not followed by more: the command is run again.
                 if manager.lastError != nil { break }
@@ -94,7 +107,8 @@ struct PartsReply {
     private let existing = LineSpool()
     private let rejected = LineSpool()
     private let notApplied = LineSpool()
-    private var saveError: String?
+    /// Why the session did not take everything (a failed save), told last.
+    private var sessionError: String?
     private var status = ExitStatus.ok
 
     mutating func take(_ result: AddResult, saveError: String?) {
@@ -107,10 +121,13 @@ struct PartsReply {
         for r in result.rejected { rejected.append(ControlActions.problemLine(r)) }
         for r in result.notApplied { notApplied.append(ControlActions.problemLine(r)) }
         if !result.rejected.isEmpty || !result.notApplied.isEmpty { status = ExitStatus.badInput }
-        if let saveError {
-            self.saveError = saveError
-            status = ExitStatus.session
-        }
+        if let saveError { fail(saveError) }
+    }
+
+    /// The session cannot take more: the command fails with `why`.
+    mutating func fail(_ why: String) {
+        sessionError = why
+        status = ExitStatus.session
     }
 
     /// Prints the rest and exits with the reply's status; `badInput`: lines of the input could
@@ -124,7 +141,7 @@ struct PartsReply {
         out.flush()
         rejected.forEach(warn)
         notApplied.forEach(warn)
-        if let saveError { warn(saveError) }
+        if let sessionError { warn(sessionError) }
         fflush(stdout)
         exit(badInput && status == ExitStatus.ok ? ExitStatus.badInput : status)
     }

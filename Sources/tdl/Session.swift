@@ -147,6 +147,10 @@ final class Session {
         return rowsManager
     }
 
+    /// What the last recovery of the session file said (a damaged file moved aside), on open or
+    /// by a later read of rows.
+    var recovery: String? { database?.recoveryNotice?.description }
+
     /// Whether the session has no task, in its list or its trash (true without a session file).
     func holdsNoTask() throws -> Bool {
         do {

@@ -128,6 +128,41 @@ final class AddInPartsTests: XCTestCase {
         XCTAssertEqual(list.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }, urls)
     }
 
+    /// Damage a later part's reads find moves the session file aside with the parts added
+    /// before it: the add stops there and says so, and the same command again adds the whole
+    /// file to the new session, not only its later parts.
+    func testDamageALaterPartFindsStopsTheAdd() throws {
+        let home = TemporaryDirectory()
+        XCTAssertEqual(try Processes.tdl(["debug", "populate", "3000"], home: home.path).status, 0)
+        _ = try sql(home.path, "PRAGMA wal_checkpoint(TRUNCATE)")
+        // The URL index's last leaf, where the second part's URLs sort; the first part's sort
+        // before every URL of the session.
+        func number(_ query: String) throws -> Int {
+            try XCTUnwrap(Int(try sql(home.path, query).trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let leaf = try number("SELECT pageno FROM dbstat WHERE name = 'sqlite_autoindex_task_1' AND pagetype = 'leaf' ORDER BY path DESC LIMIT 1")
+        let pageSize = try number("PRAGMA page_size")
+        let database = home.file("session.sqlite")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: database))
+        bytes.replaceSubrange((leaf - 1) * pageSize ..< leaf * pageSize, with: Data(repeating: 0xAB, count: pageSize))
+        try bytes.write(to: URL(fileURLWithPath: database))
+
+        let urls = (1...3).map { url("first/\($0).bin") } + (1...3).map { "https://zzz.example/\($0).bin" }
+        let file = home.file("urls.txt")
+        try urls.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let add = try Processes.tdl(["add", "-i", file], home: home.path, environment: ["TDL_ADD_PART": "3"])
+        XCTAssertEqual(add.status, 5, add.stderr)
+        XCTAssertEqual(add.stdout, urls.prefix(3).map { "added \($0)\n" }.joined())
+        XCTAssertTrue(add.stderr.contains("was damaged"), add.stderr)
+        XCTAssertTrue(add.stderr.contains("run the command again"), add.stderr)
+
+        let again = try Processes.tdl(["add", "-i", file], home: home.path, environment: ["TDL_ADD_PART": "3"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stdout, urls.map { "added \($0)\n" }.joined())
+        let list = try Processes.tdl(["list"], home: home.path).stdout
+        XCTAssertEqual(list.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }, urls)
+    }
+
     /// The peak of an add of 60,000 URLs in parts of 2,000 is well below that of one part:
     /// memory follows the part, not the file.
     func testAnAddInPartsHoldsOnePartInMemory() throws {
