@@ -340,9 +340,20 @@ public final class DownloadManager {
     /// `askAgain`): its new options apply to it.
     @discardableResult
     public func add(_ requests: [DownloadRequest], at manualIndex: ListIndex? = nil) -> AddResult {
+        var batch = AddBatch()
+        return add(requests, at: manualIndex, batch: &batch)
+    }
+
+    /// Adds one part of a batch given in several calls (see `AddBatch`).
+    @discardableResult
+    public func add(_ requests: [DownloadRequest], at manualIndex: ListIndex? = nil, batch: inout AddBatch) -> AddResult {
         var result = AddResult()
-        var seen = Set<String>(minimumCapacity: requests.count)
-        let now = clock()
+        // Grown by doubling over a batch's later parts: reserving each part's count again
+        // would hash every URL seen so far once per part.
+        if batch.seen.capacity < batch.seen.count + requests.count {
+            batch.seen.reserveCapacity(max(batch.seen.count + requests.count, 2 * batch.seen.capacity))
+        }
+        let now = batch.lastAddTime.map { max(clock(), $0.addingTimeInterval(1e-6)) } ?? clock()
         var newTasks: [DownloadTask] = []
         newTasks.reserveCapacity(requests.count)
         for request in requests {
@@ -360,7 +371,7 @@ public final class DownloadManager {
                 }
                 options.fileName = safe
             }
-            if !seen.insert(url).inserted {
+            if !batch.seen.insert(url).inserted {
                 result.existing.append(url)
                 result.duplicates.append(.init(url: url, reason: "repeated in this batch"))
                 continue
@@ -383,10 +394,11 @@ public final class DownloadManager {
             newTasks.append(task)
             result.added.append(url)
         }
-        guard !newTasks.isEmpty else {
+        guard let last = newTasks.last else {
             finishBatch()
             return result
         }
+        batch.lastAddTime = last.addTime
         tasks.reserveCapacity(tasks.count + newTasks.count)
         saves.reserveCapacity(newTasks.count)
         scheduler.reserveCapacity(newTasks.count)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the manager tells its clients (the TUI, the CLI) about changes.
 public enum ManagerEvent: Equatable, Sendable {
     /// A task's state, progress or name changed.
@@ -30,6 +32,18 @@ public struct AddResult: Equatable, Sendable {
         public let url: String
         public let reason: String
     }
+
+    public init() {}
+}
+
+/// One add given to the manager in several calls, as a file of a million URLs is, a part at a
+/// time: a URL named again in a later part is repeated in the batch, as within one call, and
+/// each part's tasks come after the earlier parts' in add-time order.
+public struct AddBatch {
+    /// Every URL the batch has named so far.
+    var seen = Set<String>()
+    /// The add time of the batch's newest task.
+    var lastAddTime: Date?
 
     public init() {}
 }

@@ -130,12 +130,12 @@ public enum ControlActions {
         items = []
         manager.flush()
         for r in result.rejected + result.notApplied {
-            reply.problems.append("\(ScreenSafe.url(r.url)): \(r.reason)")
+            reply.problems.append(problemLine(r))
             reply.status = ExitStatus.badInput
         }
         reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
-        for url in result.added { reply.lines.append("added \(ScreenSafe.url(url))") }
-        for again in result.duplicates { reply.lines.append("\(again.reason): \(ScreenSafe.url(again.url))") }
+        for url in result.added { reply.lines.append(addedLine(url)) }
+        for again in result.duplicates { reply.lines.append(existingLine(again)) }
         if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
         if let saveError = manager.lastError {
             reply.problems.append(saveError)
@@ -143,6 +143,12 @@ public enum ControlActions {
         }
         return reply
     }
+
+    /// The lines of an add's reply: a URL added, one the session had (and what asking for it
+    /// again did), one that could not be added or whose options could not apply (and why).
+    public static func addedLine(_ url: String) -> String { "added \(ScreenSafe.url(url))" }
+    public static func existingLine(_ again: AddResult.Rejection) -> String { "\(again.reason): \(ScreenSafe.url(again.url))" }
+    public static func problemLine(_ problem: AddResult.Rejection) -> String { "\(ScreenSafe.url(problem.url)): \(problem.reason)" }
 
     /// What `--all` means for a command: the listed downloads it can change.
     static func everyTask(_ command: ControlRequest.Command, in manager: DownloadManager) -> [String] {

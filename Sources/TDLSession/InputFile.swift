@@ -11,6 +11,11 @@ public struct InputFile {
     /// "line 7: unknown option \"foo\"" — reported, while the rest is still used.
     public var problems: [String] = []
 
+    /// Lines read so far, for the numbers in `problems`.
+    private var lineCount = 0
+    /// Entries a bad `checksum=` line leaves out, by index in `entries`.
+    private var unverifiable = Set<Int>()
+
     /// Parsed on the bytes: splitting a String into Characters treats "\r\n" as one character
     /// (a Windows-style file never split into lines), and it was most of the time of reading a
     /// list of 500 URLs. Every byte that matters here is ASCII.
@@ -18,75 +23,99 @@ public struct InputFile {
         // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
         let lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        var unverifiable = Set<Int>()
         entries.reserveCapacity(lines.count)
-        for (number, line) in lines.enumerated() {
-            let trimmed = Self.trimmed(line)
-            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
-            let at = "line \(number + 1): "
-            if Self.isBlank(line.first!) {
-                guard !entries.isEmpty else {
-                    problems.append(at + "an option line with no URL above it")
-                    continue
-                }
-                let pair = trimmed.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
-                guard pair.count == 2 else {
-                    problems.append(at + "expected key=value, got \"\(String(decoding: trimmed, as: UTF8.self))\"")
-                    continue
-                }
-                var options = entries[entries.count - 1].options
-                switch pair[0] {
-                case "dir": options.directory = Paths.absolute(pair[1])
-                case "out": options.fileName = pair[1]
-                case "checksum":
-                    guard let checksum = Checksum(pair[1]) else {
-                        // Downloaded unverified, it would be reported done for a file nobody checked.
-                        problems.append(at + "checksum must look like \(Checksum.expectedForm); \(ScreenSafe.url(entries[entries.count - 1].url)) is left out")
-                        unverifiable.insert(entries.count - 1)
-                        continue
-                    }
-                    options.checksum = checksum
-                case "max-download-limit":
-                    guard let rate = ByteFormat.parseRate(pair[1]) else {
-                        problems.append(at + "max-download-limit must look like 500K, 2M or 1048576")
-                        continue
-                    }
-                    options.rateLimit = rate
-                case "split":
-                    guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
-                        problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")
-                        continue
-                    }
-                    options.connections = count
-                case "header":
-                    if let problem = RequestHeader.problem(with: pair[1]) {
-                        problems.append(at + "header \(RequestHeader.masked(pair[1])): \(problem)")
-                        continue
-                    }
-                    options.headers = (options.headers ?? []) + [pair[1]]
-                case "user-agent": options.userAgent = pair[1]
-                case "referer": options.referer = pair[1]
-                case "load-cookies": options.cookieFile = Paths.absolute(pair[1])
-                default: problems.append(at + "unknown option \"\(pair[0])\"")
-                }
-                entries[entries.count - 1].options = options
-                continue
-            }
-            // As aria2 reads them: URLs separated by tabs are mirrors of one file (the first is
-            // its identity); separated by spaces, they are several downloads. Most lines are one
-            // URL alone, taken as it is.
-            if !trimmed.contains(where: Self.isBlank) {
-                entries.append(DownloadRequest(url: String(decoding: trimmed, as: UTF8.self)))
-                continue
-            }
-            for group in trimmed.split(separator: UInt8(ascii: " ")) {
-                let urls = group.split(separator: UInt8(ascii: "\t")).map { String(decoding: $0, as: UTF8.self) }
-                guard let first = urls.first else { continue }
-                entries.append(DownloadRequest(url: first, options: DownloadOptions(mirrors: urls.count > 1 ? Array(urls.dropFirst()) : nil)))
-            }
-        }
+        for line in lines { read(line: line) }
+        entries = takeEntries()
+    }
+
+    /// Nothing read yet: lines are given one at a time with `read(line:)`.
+    public init() {}
+
+    /// Whether `line` names downloads (rather than options of the one above, or nothing): an
+    /// input can be cut in parts before such a line without changing what it asks for.
+    public static func namesDownloads(_ line: ArraySlice<UInt8>) -> Bool {
+        guard let first = line.first, !isBlank(first) else { return false }
+        let trimmed = Self.trimmed(line)
+        return !trimmed.isEmpty && trimmed.first != UInt8(ascii: "#")
+    }
+
+    /// The entries read since the last call, without those a bad `checksum=` line left out.
+    /// Every option line of the last one must have been read (see `namesDownloads`).
+    public mutating func takeEntries() -> [DownloadRequest] {
+        var taken: [DownloadRequest] = []
+        swap(&taken, &entries)
         // Copied only when something is left out: a million requests are 184 MB.
-        if !unverifiable.isEmpty { entries = entries.indices.filter { !unverifiable.contains($0) }.map { entries[$0] } }
+        if !unverifiable.isEmpty { taken = taken.indices.filter { !unverifiable.contains($0) }.map { taken[$0] } }
+        unverifiable = []
+        return taken
+    }
+
+    /// Reads the next line, without its "\n".
+    public mutating func read(line: ArraySlice<UInt8>) {
+        lineCount += 1
+        let trimmed = Self.trimmed(line)
+        if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }
+        let at = "line \(lineCount): "
+        if Self.isBlank(line.first!) {
+            guard !entries.isEmpty else {
+                problems.append(at + "an option line with no URL above it")
+                return
+            }
+            let pair = trimmed.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self) }
+            guard pair.count == 2 else {
+                problems.append(at + "expected key=value, got \"\(String(decoding: trimmed, as: UTF8.self))\"")
+                return
+            }
+            var options = entries[entries.count - 1].options
+            switch pair[0] {
+            case "dir": options.directory = Paths.absolute(pair[1])
+            case "out": options.fileName = pair[1]
+            case "checksum":
+                guard let checksum = Checksum(pair[1]) else {
+                    // Downloaded unverified, it would be reported done for a file nobody checked.
+                    problems.append(at + "checksum must look like \(Checksum.expectedForm); \(ScreenSafe.url(entries[entries.count - 1].url)) is left out")
+                    unverifiable.insert(entries.count - 1)
+                    return
+                }
+                options.checksum = checksum
+            case "max-download-limit":
+                guard let rate = ByteFormat.parseRate(pair[1]) else {
+                    problems.append(at + "max-download-limit must look like 500K, 2M or 1048576")
+                    return
+                }
+                options.rateLimit = rate
+            case "split":
+                guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
+                    problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")
+                    return
+                }
+                options.connections = count
+            case "header":
+                if let problem = RequestHeader.problem(with: pair[1]) {
+                    problems.append(at + "header \(RequestHeader.masked(pair[1])): \(problem)")
+                    return
+                }
+                options.headers = (options.headers ?? []) + [pair[1]]
+            case "user-agent": options.userAgent = pair[1]
+            case "referer": options.referer = pair[1]
+            case "load-cookies": options.cookieFile = Paths.absolute(pair[1])
+            default: problems.append(at + "unknown option \"\(pair[0])\"")
+            }
+            entries[entries.count - 1].options = options
+            return
+        }
+        // As aria2 reads them: URLs separated by tabs are mirrors of one file (the first is
+        // its identity); separated by spaces, they are several downloads. Most lines are one
+        // URL alone, taken as it is.
+        if !trimmed.contains(where: Self.isBlank) {
+            entries.append(DownloadRequest(url: String(decoding: trimmed, as: UTF8.self)))
+            return
+        }
+        for group in trimmed.split(separator: UInt8(ascii: " ")) {
+            let urls = group.split(separator: UInt8(ascii: "\t")).map { String(decoding: $0, as: UTF8.self) }
+            guard let first = urls.first else { continue }
+            entries.append(DownloadRequest(url: first, options: DownloadOptions(mirrors: urls.count > 1 ? Array(urls.dropFirst()) : nil)))
+        }
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

@@ -249,6 +249,15 @@ public final class SQLiteSessionStore: SessionStore {
         try readMovingDamageAside { try read() }
     }
 
+    /// Whether the session has no task, in its list or its trash.
+    public func holdsNoTask() throws -> Bool {
+        try Self.reported(path) {
+            try dbQueue.read { db in
+                try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM task WHERE session = ?)", arguments: [session]) ?? false)
+            }
+        }
+    }
+
     /// Runs a read of the session; damage it finds moves the file aside (see `load`).
     func readMovingDamageAside(_ read: () throws -> SessionSnapshot) throws -> SessionSnapshot {
         try Self.reported(path) {

@@ -26,14 +26,22 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
-        var problems: [String] = []
+        var sawProblems = false
         if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
         do {
+            /// Takes a part of the input file, telling the problems of its lines.
+            func take(_ part: (entries: [DownloadRequest], problems: [String]), into entries: inout [DownloadRequest]) {
+                part.problems.forEach(warn)
+                sawProblems = sawProblems || !part.problems.isEmpty
+                if entries.isEmpty { entries = part.entries } else { entries += part.entries }
+            }
+            var input: InputFileParts?
             if let inputFile {
-                let input = try InputFile.read(inputFile)
-                problems = input.problems
-                problems.forEach(warn)
-                if entries.isEmpty { entries = input.entries } else { entries += input.entries }
+                let parts = try InputFileParts(path: inputFile)
+                take(try parts.next() ?? ([], []), into: &entries)
+                // --mirror counts every URL of the file: it is read whole.
+                if !request.mirror.isEmpty { take(try parts.rest(), into: &entries) }
+                input = parts.finished ? nil : parts
             }
             if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
             if !request.mirror.isEmpty && entries.count != 1 {
@@ -42,10 +50,19 @@ struct AddCommand: ParsableCommand {
             var given = request.downloadOptions
             given.directory = folder.dir.map(Paths.absolute)
             // In place: a second array of a million requests would cost as much as the first.
-            for i in entries.indices { entries[i].options = entries[i].options.filling(from: given) }
+            func fill(_ part: inout [DownloadRequest]) {
+                for i in part.indices { part[i].options = part[i].options.filling(from: given) }
+            }
+            // A file longer than a part goes in parts, but where the whole session is loaded
+            // (`TDL_WHOLE_SESSION=1`, see `SessionRoute.tasksAlone`): once, not once a part.
+            if let input, ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] != "1" {
+                try AddInParts.run(entries, then: input, sawProblems: sawProblems, fill: fill, options: global)
+            }
+            if let input { take(try input.rest(), into: &entries) }
+            fill(&entries)
             var reply = try SessionRoute.run(ControlRequest(command: .add, items: consume entries), options: global)
             // The rest is added; a line that could not be used still fails the command.
-            if !problems.isEmpty && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
+            if sawProblems && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
             SessionRoute.finish(reply)
         } catch {
             fail(with: error)

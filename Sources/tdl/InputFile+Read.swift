@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 import TDLSession
 
 extension InputFile {
@@ -9,5 +10,108 @@ extension InputFile {
             throw CLIError.badArgument("cannot read the input file \(path)")
         }
         return InputFile(bytes: Array(data))
+    }
+}
+
+/// An input file (or standard input, "-") read a part at a time: a part ends before the first
+/// line naming a download once it holds `partSize` entries, so what the whole file asks for
+/// is what its parts ask for, and reading it needs the memory of one part.
+final class InputFileParts {
+    /// Entries a part holds: `TDL_ADD_PART` (a test reads a short file in several parts), else
+    /// 100,000, about 90 MB while they are added.
+    static var defaultPartSize: Int {
+        ProcessInfo.processInfo.environment["TDL_ADD_PART"].flatMap(Int.init).map { max(1, $0) } ?? 100_000
+    }
+
+    let path: String
+    let partSize: Int
+    private var file: UnsafeMutablePointer<FILE>?
+    private var parser = InputFile()
+    /// Bytes read and not yet parsed start at `position`.
+    private var block: [UInt8] = []
+    private var position = 0
+    private var readToEnd = false
+    private var firstLine = true
+    /// Every line is parsed and its part given out.
+    private(set) var finished = false
+
+    init(path: String, partSize: Int = InputFileParts.defaultPartSize) throws {
+        self.path = path
+        self.partSize = partSize
+        file = path == "-" ? stdin : fopen(path, "r")
+        if file == nil { throw CLIError.badArgument("cannot read the input file \(path)") }
+    }
+
+    deinit { closeFile() }
+
+    /// The next part: its entries and the problems of its lines; nil once every part is given.
+    func next() throws -> (entries: [DownloadRequest], problems: [String])? {
+        guard !finished else { return nil }
+        while true {
+            if let newline = block[position...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = block[position ..< newline]
+                if endsPart(before: line) { return take() }
+                parse(line)
+                position = newline + 1
+            } else if readToEnd {
+                // The last line, with no "\n" after it (empty when the file ends with one).
+                let line = block[position...]
+                if endsPart(before: line) { return take() }
+                parse(line)
+                finished = true
+                closeFile()
+                return take()
+            } else {
+                try readBlock()
+            }
+        }
+    }
+
+    /// Every part left, as one.
+    func rest() throws -> (entries: [DownloadRequest], problems: [String]) {
+        var all: (entries: [DownloadRequest], problems: [String]) = ([], [])
+        while let part = try next() {
+            all.entries += part.entries
+            all.problems += part.problems
+        }
+        return all
+    }
+
+    private func endsPart(before line: ArraySlice<UInt8>) -> Bool {
+        parser.entries.count >= partSize && InputFile.namesDownloads(line)
+    }
+
+    private func parse(_ line: ArraySlice<UInt8>) {
+        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
+        if firstLine {
+            firstLine = false
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { return parser.read(line: line.dropFirst(3)) }
+        }
+        parser.read(line: line)
+    }
+
+    private func take() -> (entries: [DownloadRequest], problems: [String]) {
+        let problems = parser.problems
+        parser.problems = []
+        return (parser.takeEntries(), problems)
+    }
+
+    private func readBlock() throws {
+        block.removeSubrange(0 ..< position)
+        position = 0
+        let size = 1 << 20
+        let before = block.count
+        block.append(contentsOf: repeatElement(0, count: size))
+        let got = block.withUnsafeMutableBufferPointer { fread($0.baseAddress! + before, 1, size, file) }
+        block.removeLast(size - got)
+        if got == 0 {
+            if ferror(file) != 0 { throw CLIError.badArgument("cannot read the input file \(path)") }
+            readToEnd = true
+        }
+    }
+
+    private func closeFile() {
+        if let file, file != stdin { fclose(file) }
+        file = nil
     }
 }

@@ -19,6 +19,8 @@ final class Session {
     let control: ControlServer?
     /// The session file, nil for a command that only reads a home without one.
     private let database: SQLiteSessionStore?
+    /// The manager holds the tasks `onlyTasks` named, not the whole session.
+    let loadedRowsOnly: Bool
     /// The session's --on-complete / --on-error commands, when this one downloads.
     private(set) var hooks: HookRunner?
 
@@ -60,6 +62,7 @@ final class Session {
         database = store
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         let rows = store.flatMap { store in onlyTasks.flatMap { TaskRowStore(store, urls: $0) } }
+        loadedRowsOnly = rows != nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: rows ?? store)
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         if let runOnly { manager.runOnly(runOnly) }
@@ -125,6 +128,39 @@ final class Session {
             usleep(50_000)
         }
         return lock
+    }
+
+    /// Another manager of this session holding only the tasks of `urls` (see `TaskRowStore`),
+    /// loaded as a command that changes the saved session loads them: an add of more URLs than
+    /// memory holds at once takes one for each part.
+    func manager(ofRows urls: [String]) throws -> DownloadManager {
+        precondition(lock != nil && control == nil, "rows are changed only by a command holding the lock")
+        guard let database, let rows = TaskRowStore(database, urls: urls) else {
+            throw CLIError.store("cannot read the session's tasks by their rows")
+        }
+        let rowsManager = DownloadManager(identifier: name, defaultDirectory: manager.defaultDirectory, engine: nil, store: rows)
+        rowsManager.fileDigest = manager.fileDigest
+        do {
+            _ = try rowsManager.load(restoring: false, resumeInterrupted: nil, arrangedFor: nil, keepingSortNames: true)
+        } catch let error as StoreError {
+            throw CLIError.store(error.description)
+        } catch {
+            throw CLIError.store("cannot read the session: \(error)")
+        }
+        return rowsManager
+    }
+
+    /// What the last recovery of the session file said (a damaged file moved aside), on open or
+    /// by a later read of rows.
+    var recovery: String? { database?.recoveryNotice?.description }
+
+    /// Whether the session has no task, in its list or its trash (true without a session file).
+    func holdsNoTask() throws -> Bool {
+        do {
+            return try database?.holdsNoTask() ?? true
+        } catch let error as StoreError {
+            throw CLIError.store(error.description)
+        }
     }
 
     /// The folder new downloads go to.

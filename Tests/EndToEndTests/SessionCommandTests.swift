@@ -39,6 +39,20 @@ final class SessionCommandTests: FaultServerTestCase {
         XCTAssertEqual(states, ["waiting 0", "waiting 0", "waiting 0"], "the backlog was not started")
     }
 
+    /// A file longer than one part of `tdl add -i` goes to the running tdl (which holds the
+    /// session's lock: the saved session could not take it) and is answered as one add.
+    func testAddOfAFileInPartsReachesTheRunningGet() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let (get, _) = try startGet(["-d", downloads.path, slowURL("parts-slow.bin", seconds: 6)], home: home)
+        defer { if get.isRunning { get.terminate() } }
+        let urls = (1...7).map { "http://127.0.0.1:9/parts/\($0).bin" }
+        let add = try Processes.tdl(["add", "-i", "-"], home: home.path, environment: ["TDL_ADD_PART": "3"],
+                                    stdin: (urls + [urls[1]]).joined(separator: "\n"))
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertEqual(add.stdout, urls.map { "added \($0)\n" }.joined() + "repeated in this batch: \(urls[1])\n")
+        XCTAssertEqual(try jsonList(home).compactMap { $0["url"] as? String }.filter(urls.contains), urls)
+    }
+
     func testAddPauseAndListReachTheRunningGet() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let slow = slowURL("slow.bin")

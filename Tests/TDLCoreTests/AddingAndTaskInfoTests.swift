@@ -20,6 +20,25 @@ final class AddingAndTaskInfoTests: XCTestCase {
         XCTAssertEqual(f.manager.add([]).added, [])
     }
 
+    /// A batch added in parts (a long input file): a URL an earlier part named is repeated in
+    /// the batch, not asked for again, and each part's tasks come after the earlier parts' in
+    /// the list sorted by add time, though the clock did not move in between.
+    func testABatchInPartsIsOneBatch() {
+        let f = Fixture()
+        let stopped = Date(timeIntervalSince1970: 1_700_000_000)
+        f.manager.clock = { stopped }
+        let urls = ["z", "y", "x", "w", "v"].map { Fixture.url("\($0).bin") }
+        var batch = AddBatch()
+        let first = f.manager.add([urls[0], urls[1], urls[2]].map { DownloadRequest(url: $0) }, batch: &batch)
+        XCTAssertEqual(first.added, Array(urls.prefix(3)))
+        let second = f.manager.add([urls[3], urls[1], urls[4]].map { DownloadRequest(url: $0) }, batch: &batch)
+        XCTAssertEqual(second.added, [urls[3], urls[4]])
+        XCTAssertEqual(second.duplicates, [.init(url: urls[1], reason: "repeated in this batch")])
+        XCTAssertEqual(f.manager.downloadList.flatMap { $0 }, urls, "the order given, not the URLs' order")
+        XCTAssertEqual(f.manager.add([DownloadRequest(url: urls[1])]).duplicates.map(\.reason), ["already in the list"],
+                       "a new batch asks for it again")
+    }
+
     func testTaskIsKeyedByItsURLAndCaseMatters() {
         let f = Fixture()
         let result = f.manager.add(["https://example.com/A.iso", "https://example.com/a.iso"])

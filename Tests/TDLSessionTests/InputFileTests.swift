@@ -5,6 +5,45 @@ import TDLSession
 final class InputFileTests: XCTestCase {
     func parse(_ text: String) -> InputFile { InputFile(bytes: Array(text.utf8)) }
 
+    /// Read a line at a time and cut before every line that names downloads (as `tdl add -i`
+    /// reads a long file in parts), a file asks for what it asks for read whole: options stay
+    /// with their URL, a URL a bad checksum leaves out stays out, line numbers run on.
+    func testAFileCutBeforeItsURLLinesAsksForTheSame() {
+        let text = """
+            https://a.example/one.iso
+              out=first.iso
+            # a comment between a URL and its options
+              split=4
+            https://a.example/two.iso https://a.example/three.iso
+              checksum=nonsense
+            	https://a.example/mirror-less.iso
+            https://a.example/four.iso	https://b.example/four.iso
+
+              unknown=1
+            https://a.example/five.iso
+            """
+        let whole = parse(text)
+        var read = InputFile()
+        var entries: [DownloadRequest] = []
+        var cuts = 0
+        for line in Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if InputFile.namesDownloads(line) {
+                entries += read.takeEntries()
+                cuts += 1
+            }
+            read.read(line: line)
+        }
+        entries += read.takeEntries()
+        XCTAssertEqual(cuts, 4)
+        XCTAssertEqual(entries, whole.entries)
+        XCTAssertEqual(read.problems, whole.problems)
+        XCTAssertEqual(whole.entries.map(\.url), ["https://a.example/one.iso", "https://a.example/two.iso", "https://a.example/four.iso",
+                                                  "https://a.example/five.iso"])
+        XCTAssertEqual(whole.entries[0].options.fileName, "first.iso")
+        XCTAssertEqual(whole.entries[0].options.connections, 4)
+        XCTAssertEqual(whole.problems.count, 3, "\(whole.problems)")
+    }
+
     func testOptionsUnderAURLApplyToThatURLOnly() {
         let input = parse("""
             https://a.example/one.iso

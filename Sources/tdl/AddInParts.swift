@@ -1,0 +1,179 @@
+import Foundation
+import TDLCore
+import TDLSession
+
+/// `tdl add -i FILE` of a file longer than one part (see `InputFileParts`) with no tdl
+/// running the session: each part is added through a manager holding only its tasks and
+/// committed before the next is read, so a million URLs need the memory of one part, not of
+/// a million tasks. The parts are one batch (`AddBatch`): a URL repeated in a later part is
+/// "repeated in this batch", and the list keeps the file's order. A crash leaves the parts
+/// committed before it added; the same command then finds them in the session and adds the
+/// rest. The reply is the one a single add prints.
+///
+/// When a tdl runs the session, the whole file goes to it in one request. A list arranged by
+/// hand takes the whole file at once too: a part's tasks would go on top of the list, above
+/// the earlier parts'.
+enum AddInParts {
+    /// Adds `given` and the parts of `input` after it; `fill` gives a part the command line's
+    /// options. `sawProblems`: lines of the input already reported as unusable.
+    static func run(_ given: [DownloadRequest], then input: InputFileParts, sawProblems: Bool,
+                    fill: (inout [DownloadRequest]) -> Void, options: GlobalOptions) throws -> Never {
+        var sawProblems = sawProblems
+        func rest() throws -> [DownloadRequest] {
+            let rest = try input.rest()
+            rest.problems.forEach(warn)
+            sawProblems = sawProblems || !rest.problems.isEmpty
+            return rest.entries
+        }
+        func atOnce(_ reply: ControlReply) -> Never {
+            var reply = reply
+            if sawProblems && reply.status == ExitStatus.ok { reply.status = ExitStatus.badInput }
+            SessionRoute.finish(reply)
+        }
+        let home = Paths.home(options.home)
+        let deadline = Date().addingTimeInterval(3)
+        var session: Session?
+        while session == nil {
+            if ControlClient.isListening(home: home, session: options.session) {
+                var all = given + (try rest())
+                fill(&all)
+                atOnce(try SessionRoute.run(ControlRequest(command: .add, items: consume all), options: options))
+            }
+            do {
+                session = try Session(options: options, downloading: false, locking: true, restoring: false, onlyTasks: [])
+            } catch CLIError.sessionInUse(let name) {
+                // A tdl that is starting holds the lock a moment before it listens: ask again.
+                if Date() > deadline { throw CLIError.sessionInUse(name) }
+                usleep(100_000)
+            }
+        }
+        let opened = session!
+        if let notice = opened.notice { warn(notice) }
+        guard opened.loadedRowsOnly, !opened.manager.arrangement.isManual else {
+            var all = given + (try rest())
+            fill(&all)
+            let manager = opened.loadedRowsOnly ? try opened.manager(ofRows: all.map(\.url)) : opened.manager
+            let reply = ControlActions.perform(ControlRequest(command: .add, items: consume all), on: manager)
+            opened.endWithoutFreeing()
+            atOnce(reply)
+        }
+        var reply = PartsReply()
+        var batch = AddBatch()
+        // Into an empty session, a part's URL is new or named by an earlier part (repeated in
+        // the batch, which the manager knows): no row needs reading, and reading a million
+        // URLs in a table the earlier parts grew was a twentieth of the add.
+        let readsRows = try !opened.holdsNoTask()
+        var recovery = opened.recovery
+        var committed = false
+        var part = given
+        while true {
+            fill(&part)
+            if !part.isEmpty {
+                let manager = try opened.manager(ofRows: readsRows ? part.map(\.url) : [])
+                if let moved = opened.recovery, moved != recovery {
+                    recovery = moved
+                    warn(moved)
+                    // The parts committed before went with the damaged file: the rest alone
+                    // would leave the new session with part of the input.
+                    if committed {
+                        reply.fail("the URLs added before are in the file moved aside: run the command again to add them all")
+                        break
+                    }
+                }
+                let result = manager.add(part, batch: &batch)
+                part = []
+                manager.flush()
+                committed = true
+                reply.take(result, saveError: manager.lastError)
+                // What was not saved is not followed by more: the command is run again.
+                if manager.lastError != nil { break }
+            }
+            guard let next = try input.next() else { break }
+            next.problems.forEach(warn)
+            sawProblems = sawProblems || !next.problems.isEmpty
+            part = next.entries
+        }
+        opened.endWithoutFreeing()
+        reply.finish(badInput: sawProblems)
+    }
+}
+
+/// An add's reply printed as its parts are added, in the order `SessionRoute.finish` prints
+/// one reply: every added URL (printed at once), then the URLs the session had, then the
+/// problems (both kept in files until then: at a million lines they would be most of the
+/// memory the parts save).
+struct PartsReply {
+    private var out = OutputBuffer()
+    private let existing = LineSpool()
+    private let rejected = LineSpool()
+    private let notApplied = LineSpool()
+    /// Why the session did not take everything (a failed save), told last.
+    private var sessionError: String?
+    private var status = ExitStatus.ok
+
+    mutating func take(_ result: AddResult, saveError: String?) {
+        for url in result.added {
+            out.append(ControlActions.addedLine(url))
+            out.append("\n")
+            out.flushIfFull()
+        }
+        for again in result.duplicates { existing.append(ControlActions.existingLine(again)) }
+        for r in result.rejected { rejected.append(ControlActions.problemLine(r)) }
+        for r in result.notApplied { notApplied.append(ControlActions.problemLine(r)) }
+        if !result.rejected.isEmpty || !result.notApplied.isEmpty { status = ExitStatus.badInput }
+        if let saveError { fail(saveError) }
+    }
+
+    /// The session cannot take more: the command fails with `why`.
+    mutating func fail(_ why: String) {
+        sessionError = why
+        status = ExitStatus.session
+    }
+
+    /// Prints the rest and exits with the reply's status; `badInput`: lines of the input could
+    /// not be used, which fails a command that otherwise succeeded.
+    mutating func finish(badInput: Bool) -> Never {
+        existing.forEach { line in
+            out.append(line)
+            out.append("\n")
+            out.flushIfFull()
+        }
+        out.flush()
+        rejected.forEach(warn)
+        notApplied.forEach(warn)
+        if let sessionError { warn(sessionError) }
+        fflush(stdout)
+        exit(badInput && status == ExitStatus.ok ? ExitStatus.badInput : status)
+    }
+}
+
+/// Lines kept in an unlinked temporary file until they are read back in order (in memory when
+/// no such file can be made).
+final class LineSpool {
+    private var file: UnsafeMutablePointer<FILE>? = tmpfile()
+    private var inMemory: [String] = []
+
+    deinit { if let file { fclose(file) } }
+
+    /// Lines are kept apart by a NUL byte, which no line has: a reason may hold a "\n".
+    func append(_ line: String) {
+        guard let file else { return inMemory.append(line) }
+        var line = line
+        line.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+        fputc(0, file)
+    }
+
+    func forEach(_ body: (String) -> Void) {
+        inMemory.forEach(body)
+        guard let file else { return }
+        rewind(file)
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        while true {
+            let length = getdelim(&buffer, &capacity, 0, file)
+            guard length > 0, let buffer else { break }
+            body(String(decoding: UnsafeRawBufferPointer(start: buffer, count: length - 1), as: UTF8.self))
+        }
+    }
+}
