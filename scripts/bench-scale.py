@@ -6,8 +6,8 @@
 
 Makes two sessions of --tasks tasks: one with `tdl debug populate` (made-up tasks in every
 state, random add times and sizes), one with `tdl add -i` of a file of URLs (all waiting).
-On each it times the commands a script runs, with the peak memory of each process, and on
-the populated one (where nothing downloads) the full-screen list in tmux: the first frame,
+On each it times the commands a script runs, with the peak memory of each process, and the
+full-screen list's first frame in tmux; on the populated one (where nothing downloads) also
 moving keys, a sort change and filter keystrokes, each from the key until the screen shows
 its result (tmux's polling included), and the memory of the running tdl.
 
@@ -185,7 +185,9 @@ def memory_kb(pid):
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
-def the_screen(home, tasks, label):
+def first_frame(home, tasks, label):
+    """Opens the full-screen list; returns its pid once it shows rows, which must be the first
+    rows of `tasks` (tdl list's order)."""
     start = time.monotonic()
     tmux("new-session", "-d", "-s", "tdl", "-x", "120", "-y", "30", f"exec env TDL_HOME={home} LANG=C.UTF-8 {tdl}")
     pid = int(tmux("display-message", "-p", "-t", "tdl", "#{pane_pid}").strip())
@@ -194,9 +196,20 @@ def the_screen(home, tasks, label):
     if first is None:
         sys.exit(f"bench-scale: the list showed no rows: {screen()}")
     record(f"{label}: screen, first frame with rows", time.monotonic() - start, 1.5)
-    by_time = [t["name"] for t in tasks]
     visible = shown_names(screen())
-    expect(visible == by_time[:len(visible)], f"{label}: the first screen shows the first rows of tdl list")
+    expect(visible == [t["name"] for t in tasks][:len(visible)], f"{label}: the first screen shows the first rows of tdl list")
+    return pid
+
+
+def quit_screen(pid):
+    tmux("send-keys", "-t", "tdl", "Escape")
+    tmux("send-keys", "-t", "tdl", "q")
+    until(lambda: not os.path.exists(f"/proc/{pid}"), 60)
+
+
+def the_screen(home, tasks, label):
+    pid = first_frame(home, tasks, label)
+    by_time = [t["name"] for t in tasks]
 
     moves = []
     for key in ["j", "k"] * 5 + ["PgDn", "PgUp"] * 3:
@@ -233,9 +246,7 @@ def the_screen(home, tasks, label):
     rss, peak = memory_kb(pid)
     record(f"{label}: screen, the running tdl's memory (now / peak)", None, None, rss, 600,
            memory=f"{rss / 1024:.0f} / {peak / 1024:.0f} MB")
-    tmux("send-keys", "-t", "tdl", "Escape")
-    tmux("send-keys", "-t", "tdl", "q")
-    until(lambda: not os.path.exists(f"/proc/{pid}"), 60)
+    quit_screen(pid)
 
 
 def matching(tasks, needle):
@@ -277,6 +288,8 @@ try:
         tasks = sorted_lists(added, "added", n)
         expect([t["url"] for t in tasks] == urls, "added: tdl list shows every URL of add -i in the order given")
         one_url_commands(added, "added")
+        # Last: the screen starts the waiting downloads (their server refuses them).
+        quit_screen(first_frame(added, tasks, "added"))
 finally:
     cleanup()
 
