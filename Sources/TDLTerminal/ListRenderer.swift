@@ -63,7 +63,7 @@ struct ListRenderer {
             if filter.isEmpty {
                 for url in section { result.append(.task(url)) }
             } else {
-                let kept = FilterScan.kept(count: section.count) { shows(section[$0], filter) }
+                let kept = FilterScan.kept(count: section.count, warm: { Self.warm(section[$0]) }) { shows(section[$0], filter) }
                 for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
             }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
@@ -75,7 +75,7 @@ struct ListRenderer {
     /// sections' counts made again.
     func narrow(_ entries: [ListEntry], to text: String) -> [ListEntry] {
         let filter = TextFilter(text)
-        let kept = FilterScan.kept(count: entries.count) { row in entries[row].url.map { shows($0, filter) } ?? true }
+        let kept = FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(Self.warm) ?? 0 }) { row in entries[row].url.map { shows($0, filter) } ?? true }
         var result: [ListEntry] = []
         var header: (at: Int, index: Int, title: String)?
         var count = 0
@@ -100,10 +100,15 @@ struct ListRenderer {
         return result
     }
 
+    /// The first and last bytes of a URL: its storage read ahead of the filter (see `FilterScan`).
+    private static func warm(_ url: String) -> UInt8 {
+        (url.utf8.first ?? 0) &+ (url.utf8.last ?? 0)
+    }
+
     /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.
     /// The URL first: it needs no lookup of the task.
     private func shows(_ url: String, _ filter: TextFilter) -> Bool {
-        filter.matches(URLCheck.withoutPassword(url)) || filter.matches(manager.displayName(of: url) ?? "")
+        filter.matches(url: url) || filter.matches(manager.displayName(of: url) ?? "")
     }
 
     /// One task in the columns of `layout`: marks, name, size, then the live progress while it
