@@ -72,10 +72,18 @@ struct ListRenderer {
     }
 
     /// The rows of `entries` (a filter's rows) that a longer filter text keeps, with their
-    /// sections' counts made again.
-    func narrow(_ entries: [ListEntry], to text: String) -> [ListEntry] {
+    /// sections' counts made again, and the names of those rows out of `names` (the names
+    /// read so far of `entries`).
+    func narrow(_ entries: [ListEntry], names: FilterNames, to text: String) -> (entries: [ListEntry], names: FilterNames) {
         let filter = TextFilter(text)
-        let kept = FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(Self.warm) ?? 0 }) { row in entries[row].url.map { shows($0, filter) } ?? true }
+        let kept = names.withNames { knownName in
+            FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(Self.warm) ?? 0 }) { row in
+                guard let url = entries[row].url else { return true }
+                // A name read ahead costs no lookup: it goes first.
+                guard let name = knownName(row, url) else { return shows(url, filter) }
+                return filter.matches(utf8: name) || filter.matches(url: url)
+            }
+        }
         var result: [ListEntry] = []
         var header: (at: Int, index: Int, title: String)?
         var count = 0
@@ -97,7 +105,7 @@ struct ListRenderer {
             }
         }
         closeSection()
-        return result
+        return (result, names.kept(kept))
     }
 
     /// The first and last bytes of a URL: its storage read ahead of the filter (see `FilterScan`).

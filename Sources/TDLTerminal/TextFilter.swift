@@ -27,6 +27,12 @@ struct TextFilter {
         return copy.withUTF8 { Self.contains($0, needle) }
     }
 
+    /// `matches` of the string these bytes are.
+    func matches(utf8 candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let needle = foldedBytes else { return matches(String(decoding: candidate, as: UTF8.self)) }
+        return needle.isEmpty || Self.contains(candidate, needle)
+    }
+
     /// Whether the URL as the list shows it (`URLCheck.withoutPassword`) has the text. A URL
     /// without "@" has no password to hide: its own bytes are searched, with no copy made.
     func matches(url: String) -> Bool {
