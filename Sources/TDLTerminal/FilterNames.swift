@@ -28,18 +28,39 @@ struct FilterNames {
         changed.insert(url)
     }
 
+    /// Rows read at a time, between two looks at the clock, on two threads.
+    static let chunkRows = 4096
+
     /// Reads the names of the rows after those known until `deadline` (uptime nanoseconds);
     /// returns whether some are left.
     mutating func read(_ entries: [ListEntry], from manager: DownloadManager, until deadline: UInt64) -> Bool {
-        var row = known
-        while row < entries.count {
-            if let url = entries[row].url, let name = manager.displayName(of: url) { bytes.append(contentsOf: name.utf8) }
-            guard bytes.count <= UInt32.max else { return false }
-            ends.append(UInt32(bytes.count))
-            row += 1
-            if row % 256 == 0 && DispatchTime.now().uptimeNanoseconds >= deadline { break }
+        while known < entries.count {
+            let chunk = known ..< min(entries.count, known + Self.chunkRows)
+            // Each half of the chunk into a buffer of its own; the loop that owns the manager waits meanwhile.
+            let parts = chunk.count >= 1024 ? 2 : 1
+            var pieces = [(bytes: [UInt8], ends: [UInt32])](repeating: ([], []), count: parts)
+            pieces.withUnsafeMutableBufferPointer { pieces in
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    var piece: (bytes: [UInt8], ends: [UInt32]) = ([], [])
+                    let rows = chunk.lowerBound + chunk.count * part / parts ..< chunk.lowerBound + chunk.count * (part + 1) / parts
+                    piece.bytes.reserveCapacity(rows.count * 32)
+                    piece.ends.reserveCapacity(rows.count)
+                    for row in rows {
+                        if let url = entries[row].url, let name = manager.displayName(of: url) { piece.bytes.append(contentsOf: name.utf8) }
+                        piece.ends.append(UInt32(piece.bytes.count))
+                    }
+                    pieces[part] = piece
+                }
+            }
+            for piece in pieces {
+                guard bytes.count + piece.bytes.count <= UInt32.max else { return false }
+                let base = UInt32(bytes.count)
+                bytes.append(contentsOf: piece.bytes)
+                ends.append(contentsOf: piece.ends.lazy.map { base + $0 })
+            }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
-        return row < entries.count
+        return known < entries.count
     }
 
     /// Calls `body` with a function that gives the name of a row (with its URL) as UTF-8, or

@@ -31,6 +31,8 @@ final class ScreenState {
     /// The filter's last rows, the list they came from and the names of those rows read so
     /// far: text typed on only narrows them, rather than looking through a million names again.
     private var filtered: (text: String, listRevision: Int, entries: [ListEntry], names: FilterNames)?
+    /// The list revision and filter text the rows were read with; nil for rows not of the list.
+    private var rowsReadAs: (listRevision: Int, filter: String)?
     /// The scroll position of the help and details views.
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
@@ -107,7 +109,7 @@ final class ScreenState {
         if view == .trash {
             entries = manager.toDeleteList.map(ListEntry.task)
         } else if let last = filtered, last.listRevision == manager.listRevision,
-                  filterText.lowercased().contains(last.text.lowercased()) {
+                  last.text.isEmpty || filterText.lowercased().contains(last.text.lowercased()) {
             let known = last.names.hidingExtension == manager.hiddenFileExtension ? last.names : names
             let narrowed = renderer.narrow(last.entries, names: known, to: filterText)
             entries = narrowed.entries
@@ -118,6 +120,7 @@ final class ScreenState {
         }
         filtered = view == .list && !filterText.isEmpty ? (filterText, manager.listRevision, entries, names) : nil
         rows.replace(with: entries)
+        rowsReadAs = view == .list ? (manager.listRevision, filterText) : nil
         if !rows.marked.isEmpty {
             rows.marked = rows.marked.filter { url in manager.task(url).map { ($0.deletedAt != nil) == (view == .trash) } ?? false }
         }
@@ -126,6 +129,11 @@ final class ScreenState {
     /// Reads names of the filter's rows until `seconds` have passed (see `FilterNames`);
     /// returns whether some are left.
     func readFilterNames(from manager: DownloadManager, for seconds: Double) -> Bool {
+        // The filter's prompt open on the whole list: the first key will filter all of it.
+        if filtered == nil, filterText.isEmpty, view == .list, rowsReadAs?.listRevision == manager.listRevision, rowsReadAs?.filter == "",
+           case .text(let entry)? = prompt, entry.purpose == .filter {
+            filtered = ("", manager.listRevision, rows.entries, FilterNames(hidingExtension: manager.hiddenFileExtension, rows: rows.entries.count))
+        }
         guard var last = filtered, last.listRevision == manager.listRevision,
               last.names.hidingExtension == manager.hiddenFileExtension else { return false }
         filtered = nil  // not shared with `last` while its names grow

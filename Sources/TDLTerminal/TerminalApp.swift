@@ -96,7 +96,7 @@ public final class TerminalApp {
             drawIfDue()
             // Between keys and frames, a few milliseconds a turn: what makes typing on in the
             // filter quick, then a later sort.
-            preparing = !needsDraw && (state.readFilterNames(from: manager, for: 0.005) || manager.prepareSortNames(for: 0.005))
+            preparing = !needsDraw && (!rowsStale && state.readFilterNames(from: manager, for: 0.005) || manager.prepareSortNames(for: 0.005))
         }
         manager.stopObserving(observer)
         manager.flush()
