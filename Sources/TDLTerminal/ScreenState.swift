@@ -129,10 +129,17 @@ final class ScreenState {
     /// Reads names of the filter's rows until `seconds` have passed (see `FilterNames`);
     /// returns whether some are left.
     func readFilterNames(from manager: DownloadManager, for seconds: Double) -> Bool {
+        let filtering: Bool
+        if case .text(let entry)? = prompt, entry.purpose == .filter { filtering = true } else { filtering = false }
         // The filter's prompt open on the whole list: the first key will filter all of it.
-        if filtered == nil, filterText.isEmpty, view == .list, rowsReadAs?.listRevision == manager.listRevision, rowsReadAs?.filter == "",
-           case .text(let entry)? = prompt, entry.purpose == .filter {
+        if filtered == nil, filtering, filterText.isEmpty, view == .list,
+           rowsReadAs?.listRevision == manager.listRevision, rowsReadAs?.filter == "" {
             filtered = ("", manager.listRevision, rows.entries, FilterNames(hidingExtension: manager.hiddenFileExtension, rows: rows.entries.count))
+        }
+        // Closed with nothing typed: the whole list's names are not kept.
+        if let last = filtered, last.text.isEmpty, !filtering {
+            filtered = nil
+            return false
         }
         guard var last = filtered, last.listRevision == manager.listRevision,
               last.names.hidingExtension == manager.hiddenFileExtension else { return false }
