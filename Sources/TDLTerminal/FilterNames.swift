@@ -45,10 +45,17 @@ struct FilterNames {
                     let rows = chunk.lowerBound + chunk.count * part / parts ..< chunk.lowerBound + chunk.count * (part + 1) / parts
                     piece.bytes.reserveCapacity(rows.count * 32)
                     piece.ends.reserveCapacity(rows.count)
-                    for row in rows {
-                        if let url = entries[row].url, let name = manager.displayName(of: url) { piece.bytes.append(contentsOf: name.utf8) }
-                        piece.ends.append(UInt32(piece.bytes.count))
+                    // URLs read ahead a block at a time, as the filter does (see `FilterScan`).
+                    var warmed: UInt8 = 0
+                    for block in stride(from: rows.lowerBound, to: rows.upperBound, by: FilterScan.blockSize) {
+                        let blockRows = block ..< min(rows.upperBound, block + FilterScan.blockSize)
+                        for row in blockRows { warmed &+= entries[row].url.map(FilterScan.warm) ?? 0 }
+                        for row in blockRows {
+                            if let url = entries[row].url, let name = manager.displayName(of: url) { piece.bytes.append(contentsOf: name.utf8) }
+                            piece.ends.append(UInt32(piece.bytes.count))
+                        }
                     }
+                    FilterScan.consume(warmed)
                     pieces[part] = piece
                 }
             }

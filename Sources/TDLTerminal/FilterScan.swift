@@ -35,7 +35,12 @@ enum FilterScan {
         return flags
     }
 
+    /// The first and last bytes of a URL: its storage read ahead, with plain loads.
+    static func warm(_ url: String) -> UInt8 {
+        (url.utf8.first ?? 0) &+ (url.utf8.last ?? 0)
+    }
+
     /// Keeps the warming loads from being optimized away.
     @_optimize(none)
-    private static func consume(_ value: UInt8) {}
+    static func consume(_ value: UInt8) {}
 }

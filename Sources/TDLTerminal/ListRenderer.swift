@@ -63,7 +63,7 @@ struct ListRenderer {
             if filter.isEmpty {
                 for url in section { result.append(.task(url)) }
             } else {
-                let kept = FilterScan.kept(count: section.count, warm: { Self.warm(section[$0]) }) { shows(section[$0], filter) }
+                let kept = FilterScan.kept(count: section.count, warm: { FilterScan.warm(section[$0]) }) { shows(section[$0], filter) }
                 for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
             }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
@@ -77,13 +77,15 @@ struct ListRenderer {
     func narrow(_ entries: [ListEntry], names: FilterNames, to text: String) -> (entries: [ListEntry], names: FilterNames) {
         let filter = TextFilter(text)
         let kept = names.withNames { knownName in
-            FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(Self.warm) ?? 0 }) { row in
+            FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(FilterScan.warm) ?? 0 }) { row in
                 guard let url = entries[row].url else { return true }
                 // A name read ahead costs no lookup: it goes first.
                 guard let name = knownName(row, url) else { return shows(url, filter) }
                 return filter.matches(utf8: name) || filter.matches(url: url)
             }
         }
+        // Every row kept (a text every row has, as "s" where every URL is https): the same rows.
+        if !kept.contains(false) { return (entries, names) }
         var result: [ListEntry] = []
         var header: (at: Int, index: Int, title: String)?
         var count = 0
@@ -106,11 +108,6 @@ struct ListRenderer {
         }
         closeSection()
         return (result, names.kept(kept))
-    }
-
-    /// The first and last bytes of a URL: its storage read ahead of the filter (see `FilterScan`).
-    private static func warm(_ url: String) -> UInt8 {
-        (url.utf8.first ?? 0) &+ (url.utf8.last ?? 0)
     }
 
     /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.
