@@ -6,6 +6,13 @@ struct EventHandler {
     let state: ScreenState
 
     func handle(_ event: ManagerEvent) -> Reaction {
+        // Any news of a task may be a new name (a rename, the server's name, the finished file's).
+        switch event {
+        case .taskChanged(let url), .taskSucceeded(let url, _), .taskFailed(let url, _), .deleted(let url, _, _, _):
+            state.taskChanged(url)
+        case .listChanged, .saveFailed, .allDownloadsOver:
+            break
+        }
         switch event {
         case .listChanged, .deleted:
             return [.redraw, .rebuildRows]

@@ -63,7 +63,7 @@ struct ListRenderer {
             if filter.isEmpty {
                 for url in section { result.append(.task(url)) }
             } else {
-                let kept = FilterScan.kept(count: section.count) { shows(section[$0], filter) }
+                let kept = FilterScan.kept(count: section.count, warm: { FilterScan.warm(section[$0]) }) { shows(section[$0], filter) }
                 for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
             }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
@@ -72,10 +72,20 @@ struct ListRenderer {
     }
 
     /// The rows of `entries` (a filter's rows) that a longer filter text keeps, with their
-    /// sections' counts made again.
-    func narrow(_ entries: [ListEntry], to text: String) -> [ListEntry] {
+    /// sections' counts made again, and the names of those rows out of `names` (the names
+    /// read so far of `entries`).
+    func narrow(_ entries: [ListEntry], names: FilterNames, to text: String) -> (entries: [ListEntry], names: FilterNames) {
         let filter = TextFilter(text)
-        let kept = FilterScan.kept(count: entries.count) { row in entries[row].url.map { shows($0, filter) } ?? true }
+        let kept = names.withNames { knownName in
+            FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(FilterScan.warm) ?? 0 }) { row in
+                guard let url = entries[row].url else { return true }
+                // A name read ahead costs no lookup: it goes first.
+                guard let name = knownName(row, url) else { return shows(url, filter) }
+                return filter.matches(utf8: name) || filter.matches(url: url)
+            }
+        }
+        // Every row kept (a text every row has, as "s" where every URL is https): the same rows.
+        if !kept.contains(false) { return (entries, names) }
         var result: [ListEntry] = []
         var header: (at: Int, index: Int, title: String)?
         var count = 0
@@ -97,13 +107,13 @@ struct ListRenderer {
             }
         }
         closeSection()
-        return result
+        return (result, names.kept(kept))
     }
 
     /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.
     /// The URL first: it needs no lookup of the task.
     private func shows(_ url: String, _ filter: TextFilter) -> Bool {
-        filter.matches(URLCheck.withoutPassword(url)) || filter.matches(manager.displayName(of: url) ?? "")
+        filter.matches(url: url) || filter.matches(manager.displayName(of: url) ?? "")
     }
 
     /// One task in the columns of `layout`: marks, name, size, then the live progress while it

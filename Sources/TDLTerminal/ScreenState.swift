@@ -28,9 +28,11 @@ final class ScreenState {
     private(set) var messageIsError = false
     var rows = ListRows()
     var filterText = ""
-    /// The filter's last rows and the list they came from: text typed on only narrows them,
-    /// rather than looking through a million names again.
-    private var filtered: (text: String, listRevision: Int, entries: [ListEntry])?
+    /// The filter's last rows, the list they came from and the names of those rows read so
+    /// far: text typed on only narrows them, rather than looking through a million names again.
+    private var filtered: (text: String, listRevision: Int, entries: [ListEntry], names: FilterNames)?
+    /// The list revision and filter text the rows were read with; nil for rows not of the list.
+    private var rowsReadAs: (listRevision: Int, filter: String)?
     /// The scroll position of the help and details views.
     var pager = TextPager()
     /// How many rows a page key moves: the height of the list, from the terminal's size.
@@ -103,19 +105,54 @@ final class ScreenState {
     func readRows(from manager: DownloadManager) {
         let renderer = ListRenderer(manager: manager)
         let entries: [ListEntry]
+        var names = FilterNames(hidingExtension: manager.hiddenFileExtension)
         if view == .trash {
             entries = manager.toDeleteList.map(ListEntry.task)
         } else if let last = filtered, last.listRevision == manager.listRevision,
-                  filterText.lowercased().contains(last.text.lowercased()) {
-            entries = renderer.narrow(last.entries, to: filterText)
+                  last.text.isEmpty || filterText.lowercased().contains(last.text.lowercased()) {
+            let known = last.names.hidingExtension == manager.hiddenFileExtension ? last.names : names
+            let narrowed = renderer.narrow(last.entries, names: known, to: filterText)
+            entries = narrowed.entries
+            names = narrowed.names
         } else {
             entries = renderer.entries(filter: filterText)
+            names = FilterNames(hidingExtension: manager.hiddenFileExtension, rows: entries.count)
         }
-        filtered = view == .list && !filterText.isEmpty ? (filterText, manager.listRevision, entries) : nil
+        filtered = view == .list && !filterText.isEmpty ? (filterText, manager.listRevision, entries, names) : nil
         rows.replace(with: entries)
+        rowsReadAs = view == .list ? (manager.listRevision, filterText) : nil
         if !rows.marked.isEmpty {
             rows.marked = rows.marked.filter { url in manager.task(url).map { ($0.deletedAt != nil) == (view == .trash) } ?? false }
         }
+    }
+
+    /// Reads names of the filter's rows until `seconds` have passed (see `FilterNames`);
+    /// returns whether some are left.
+    func readFilterNames(from manager: DownloadManager, for seconds: Double) -> Bool {
+        let filtering: Bool
+        if case .text(let entry)? = prompt, entry.purpose == .filter { filtering = true } else { filtering = false }
+        // The filter's prompt open on the whole list: the first key will filter all of it.
+        if filtered == nil, filtering, filterText.isEmpty, view == .list,
+           rowsReadAs?.listRevision == manager.listRevision, rowsReadAs?.filter == "" {
+            filtered = ("", manager.listRevision, rows.entries, FilterNames(hidingExtension: manager.hiddenFileExtension, rows: rows.entries.count))
+        }
+        // Closed with nothing typed: the whole list's names are not kept.
+        if let last = filtered, last.text.isEmpty, !filtering {
+            filtered = nil
+            return false
+        }
+        guard var last = filtered, last.listRevision == manager.listRevision,
+              last.names.hidingExtension == manager.hiddenFileExtension else { return false }
+        filtered = nil  // not shared with `last` while its names grow
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let more = last.names.read(last.entries, from: manager, until: deadline)
+        filtered = last
+        return more
+    }
+
+    /// A task's name may have changed: the filter looks it up again.
+    func taskChanged(_ url: String) {
+        filtered?.names.forget(url)
     }
 
     /// What an action applies to: every marked task of this view, hidden by the filter or not

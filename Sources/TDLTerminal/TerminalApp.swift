@@ -98,8 +98,9 @@ public final class TerminalApp {
             if let script { runScript(script) }
             if manager.isBusy { needsDraw = true }
             drawIfDue()
-            // Between keys and frames: what makes a later sort quick, a few milliseconds a turn.
-            preparing = !needsDraw && manager.prepareSortNames(for: 0.005)
+            // Between keys and frames, a few milliseconds a turn: what makes typing on in the
+            // filter quick, then a later sort.
+            preparing = !needsDraw && (!rowsStale && state.readFilterNames(from: manager, for: 0.005) || manager.prepareSortNames(for: 0.005))
         }
         manager.stopObserving(observer)
         manager.flush()
