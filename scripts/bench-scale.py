@@ -237,7 +237,10 @@ def the_screen(home, tasks, label):
     for char in "song 1":
         needle += char
         want = Order(matching(by_name, needle))
-        took = press(char if char != " " else "Space", lambda: needle in screen() and want.shows(shown_names(screen())))
+        # The prompt's own text: "s" alone is on every screen ("sort:"); tmux drops a line's
+        # trailing blanks.
+        prompt = ("Filter: " + needle).rstrip()
+        took = press(char if char != " " else "Space", lambda: prompt in screen() and want.shows(shown_names(screen())))
         expect(took is not None, f"{label}: filtering by {needle!r} shows the matching rows of tdl list in order")
         strokes.append(took or 60)
     print(f"  (filter keystrokes of {needle!r}, one by one: {', '.join(f'{s * 1000:.0f} ms' for s in strokes)})", flush=True)
