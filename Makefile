@@ -25,9 +25,12 @@ test: test-deps build
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib -q
 
+# Downloads against curl, wget and aria2c, then every figure of a million-task session
+# against its goal (it exits non-zero when one is missed).
 bench: release
 	@scripts/install-deps.sh --bench
 	scripts/bench.sh
+	python3 scripts/bench-scale.py --tdl .build/release/tdl
 
 # The man page is made from the commands' help: regenerate it after changing an option.
 man: build
