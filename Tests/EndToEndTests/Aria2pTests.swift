@@ -34,7 +34,9 @@ final class Aria2pTests: XCTestCase {
         _ = try TestFiles.make(site.file("big.bin"), size: 6_000_000, seed: 12)
         _ = try TestFiles.make(site.file("other.bin"), size: 6_000_000, seed: 13)
         nginx = try LoopbackNginx(root: site.path, rateLimit: "256k")
-        port = Int.random(in: 20_000...60_000)
+        // A port the system just handed out, where nothing listens: a random one could be
+        // another test's server or connection, and tdl serve would then refuse to start.
+        port = RefusingPort.make()
     }
 
     override func tearDown() {
