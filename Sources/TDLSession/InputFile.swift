@@ -20,9 +20,7 @@ public struct InputFile {
     /// (a Windows-style file never split into lines), and it was most of the time of reading a
     /// list of 500 URLs. Every byte that matters here is ASCII.
     public init(bytes: [UInt8]) {
-        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
-        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        let lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         entries.reserveCapacity(lines.count)
         for line in lines { read(line: line) }
         entries = takeEntries()
@@ -52,6 +50,8 @@ public struct InputFile {
 
     /// Reads the next line, without its "\n".
     public mutating func read(line: ArraySlice<UInt8>) {
+        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
+        let line = lineCount == 0 && line.starts(with: [0xEF, 0xBB, 0xBF]) ? line.dropFirst(3) : line
         lineCount += 1
         let trimmed = Self.trimmed(line)
         if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }

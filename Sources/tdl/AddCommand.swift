@@ -55,7 +55,7 @@ struct AddCommand: ParsableCommand {
             }
             // A file longer than a part goes in parts, but where the whole session is loaded
             // (`TDL_WHOLE_SESSION=1`, see `SessionRoute.tasksAlone`): once, not once a part.
-            if let input, ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] != "1" {
+            if let input, !SessionRoute.loadsWholeSession {
                 try AddInParts.run(entries, then: input, sawProblems: sawProblems, fill: fill, options: global)
             }
             if let input { take(try input.rest(), into: &entries) }

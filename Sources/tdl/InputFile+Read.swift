@@ -31,7 +31,6 @@ final class InputFileParts {
     private var block: [UInt8] = []
     private var position = 0
     private var readToEnd = false
-    private var firstLine = true
     /// Every line is parsed and its part given out.
     private(set) var finished = false
 
@@ -51,13 +50,13 @@ final class InputFileParts {
             if let newline = block[position...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = block[position ..< newline]
                 if endsPart(before: line) { return take() }
-                parse(line)
+                parser.read(line: line)
                 position = newline + 1
             } else if readToEnd {
                 // The last line, with no "\n" after it (empty when the file ends with one).
                 let line = block[position...]
                 if endsPart(before: line) { return take() }
-                parse(line)
+                parser.read(line: line)
                 finished = true
                 closeFile()
                 return take()
@@ -79,15 +78,6 @@ final class InputFileParts {
 
     private func endsPart(before line: ArraySlice<UInt8>) -> Bool {
         parser.entries.count >= partSize && InputFile.namesDownloads(line)
-    }
-
-    private func parse(_ line: ArraySlice<UInt8>) {
-        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first URL.
-        if firstLine {
-            firstLine = false
-            if line.starts(with: [0xEF, 0xBB, 0xBF]) { return parser.read(line: line.dropFirst(3)) }
-        }
-        parser.read(line: line)
     }
 
     private func take() -> (entries: [DownloadRequest], problems: [String]) {

@@ -39,12 +39,15 @@ enum SessionRoute {
         }
     }
 
+    /// `TDL_WHOLE_SESSION=1`: every request loads the whole session (see `tasksAlone`).
+    static var loadsWholeSession: Bool { ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] == "1" }
+
     /// The tasks a request changes when it can be carried out on their rows alone; nil when it
     /// needs the whole session: `--all` (every task in a state) and `status` without URLs (every
     /// active task) ask about all of them. `TDL_WHOLE_SESSION=1` loads the whole session for
     /// every request, to compare the two.
     static func tasksAlone(_ request: ControlRequest) -> [String]? {
-        if ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] == "1" { return nil }
+        if loadsWholeSession { return nil }
         guard request.all != true, !request.items.isEmpty else { return nil }
         return request.items.map(\.url)
     }
