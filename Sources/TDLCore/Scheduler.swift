@@ -100,8 +100,8 @@ struct Scheduler {
     /// The next waiting task that `canStart` (tasks in the trash wait without starting), or nil.
     mutating func next(canStart: (String) -> Bool, entry: (String) -> WaitingQueue.Entry?) -> String? {
         // The closures hold copies of these two alone: a closure made of a method of `self`
-        // holds a copy of all of it, the queue too, which the take then copied whole (a
-        // million entries at each start).
+        // would hold a copy of all of it, the queue too, and the take would then copy the
+        // queue whole (a million entries at each start).
         let waiting = self.waiting, movedRanks = self.movedRanks
         let isWaiting = { (url: String) in waiting.contains(url) }
         let isCurrent = { (entry: WaitingQueue.Entry) in Self.isCurrent(entry, movedRanks: movedRanks) }

@@ -80,8 +80,8 @@ final class SecondReader: @unchecked Sendable {
     private func run(path: String, session: String) {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
-        // Any failure before rows are handed over leaves them to the loading connection,
-        // which reports it if it is the file's.
+        // A connection that cannot open or begin, or sees another commit, leaves the rows to
+        // the loading connection, which reports a failure if it is the file's.
         var opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK
         let before = opened ? Self.dataVersion(connection) : nil
         condition.lock()

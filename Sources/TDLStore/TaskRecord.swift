@@ -54,9 +54,7 @@ enum TaskRecord {
         // Most tasks share a folder: one string for all of them, not one allocation each.
         var lastDirectory = ""
         func directory() -> String {
-            guard let bytes = sqlite3_column_text(s, 2) else { return "" }
-            let count = Int(sqlite3_column_bytes(s, 2))
-            if !holds(2, lastDirectory) { lastDirectory = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) }
+            if !holds(2, lastDirectory) { lastDirectory = text(2) ?? "" }
             return lastDirectory
         }
         /// Whether column `i` holds exactly `known`'s bytes: a row's text is then not made again.
