@@ -22,6 +22,11 @@ public struct SessionSettings: Equatable, Sendable {
     public var rpcListenPort = 6800
     public var rpcListenAll = false
     public var rpcSecret: String?
+    /// Web pages (origins) allowed to call it, or every one; the folders, beside the session's
+    /// download folder, its callers may download into.
+    public var rpcAllowOrigins: [String] = []
+    public var rpcAllowOriginAll = false
+    public var rpcAllowedDirs: [String] = []
 
     public init() {}
 }

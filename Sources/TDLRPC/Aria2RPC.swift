@@ -22,6 +22,8 @@ public final class Aria2RPC {
     /// The listening address, for `getGlobalOption`.
     public var listenPort: Int
     public var listenAll: Bool
+    /// What a caller may ask for (schemes, folders, names): by default, the session's folder.
+    public var policy: RPCPolicy
     /// Set by `aria2.shutdown` (false) or `aria2.forceShutdown` (true): the loop ends.
     public private(set) var shutdownRequested: Bool?
     /// The `max-download-limit` given to `changeGlobalOption`: new downloads of this run get it.
@@ -43,6 +45,7 @@ public final class Aria2RPC {
     public init(manager: DownloadManager, secret: String? = nil, tdlVersion: String = "", listenPort: Int = 6800, listenAll: Bool = false) {
         self.manager = manager
         publisher = StatusPublisher(manager: manager)
+        policy = RPCPolicy(roots: [manager.downloadDirectory])
         self.secret = secret?.isEmpty == true ? nil : secret
         publisher.board.secret = self.secret
         self.tdlVersion = tdlVersion
@@ -393,6 +396,7 @@ public final class Aria2RPC {
         guard let given else { return options }
         guard let pairs = given.object else { throw RPCFault.badParams }
         for (name, value) in pairs {
+            try RPCPolicy.refuseCommand(option: name)
             let text: String
             switch value {
             case .string(let s): text = s
@@ -409,9 +413,9 @@ public final class Aria2RPC {
             }
             switch name {
             case "dir":
-                guard !text.isEmpty else { throw RPCFault(1, "dir is empty") }
-                options.directory = URL(fileURLWithPath: text).standardizedFileURL.path
+                options.directory = try policy.folder(text)
             case "out":
+                try policy.check(name: text)
                 options.fileName = text
             case "checksum":
                 guard let checksum = Checksum(text) else {
@@ -461,6 +465,7 @@ public final class Aria2RPC {
         guard Set(uris).count == 1 else {
             throw RPCFault(1, "tdl takes one URI per download: add mirrors of a file as separate downloads")
         }
+        try policy.check(uri: uris[0])
         var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil)
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
         var position: Int?
@@ -574,6 +579,7 @@ public final class Aria2RPC {
         // Every value is checked before any applies.
         var changes: [() -> Void] = []
         for (name, value) in pairs {
+            try RPCPolicy.refuseCommand(option: name)
             guard let text = value.string ?? value.integer.map(String.init) else { throw RPCFault.badParams }
             switch name {
             case "max-concurrent-downloads":
@@ -586,8 +592,7 @@ public final class Aria2RPC {
                 guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "\(name) must look like 500K, 2M or 1048576") }
                 changes.append { self.defaultRateLimit = rate > 0 ? rate : nil }
             case "dir":
-                guard !text.isEmpty else { throw RPCFault(1, "dir is empty") }
-                let path = URL(fileURLWithPath: text).standardizedFileURL.path
+                let path = try policy.folder(text)
                 changes.append { self.manager.setDownloadDirectory(path) }
             case "split", "max-connection-per-server":
                 guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }

@@ -47,11 +47,14 @@ enum Aria2Structs {
         status(of: task, activity: activity, defaultConnections: defaultConnections, keys: ["files"])["files"] ?? .array([])
     }
 
-    static func uri(_ url: String) -> JSON { ["uri": .string(url), "status": "used"] }
+    /// A URL as answers show it: a password in it is "***", as on the screen. A page that
+    /// learnt the secret still does not learn the passwords; the GID names the download.
+    static func uri(_ url: String) -> JSON { ["uri": .string(URLCheck.withoutPassword(url)), "status": "used"] }
 
     /// `getServers` of an active download.
     static func servers(of task: DownloadTask, speed: Int64) -> JSON {
-        [["index": "1", "servers": [["uri": .string(task.url), "currentUri": .string(task.finalURL ?? task.url),
+        [["index": "1", "servers": [["uri": .string(URLCheck.withoutPassword(task.url)),
+                                     "currentUri": .string(URLCheck.withoutPassword(task.finalURL ?? task.url)),
                                      "downloadSpeed": .string(String(speed))]]]]
     }
 

@@ -17,6 +17,8 @@ import Glibc
 /// connection closed), a request must arrive whole within `secondsPerRequest` of the
 /// connection opening or of the answer before (else the connection is closed), and a
 /// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
+/// Who may call at all is `RPCAccess`'s decision (Host and Origin), made before anything else.
+/// A listener that fails (accept's EMFILE when descriptors run out) listens again after a rest.
 public final class RPCServer: @unchecked Sendable {
     public struct Limits: Sendable {
         /// aria2's --rpc-max-request-size default.
@@ -33,20 +35,26 @@ public final class RPCServer: @unchecked Sendable {
     public let rpc: Aria2RPC
     public let port: Int
     public let host: String
+    public let access: RPCAccess
     let limits: Limits
     private let server: HTTPServer
     private let hub = SocketHub()
     private let deadlines: Deadlines
     private var notifier: Aria2Notifier?
     private var task: Task<Void, Error>?
+    private let stopping = Locked(false)
+    /// What went wrong with the listener since the last `takeProblems`.
+    private let problems = Locked<[String]>([])
     /// Called on the loop for each notification (`tdl serve` logs them).
     public var onNotification: ((Aria2Notifier.Notification) -> Void)?
 
     /// Listens at once (a taken port throws here); serves from then on. `listenAll` binds every
     /// address instead of 127.0.0.1; the caller has checked that a secret is set then.
-    public init(rpc: Aria2RPC, port: Int, listenAll: Bool, limits: Limits = Limits()) throws {
+    public init(rpc: Aria2RPC, port: Int, listenAll: Bool, access: RPCAccess? = nil, limits: Limits = Limits()) throws {
         self.rpc = rpc
         self.limits = limits
+        let access = access ?? RPCAccess(listenAll: listenAll, port: port)
+        self.access = access
         host = listenAll ? "0.0.0.0" : "127.0.0.1"
         // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
         let engine = UncheckedBox(rpc.manager.engine)
@@ -74,15 +82,20 @@ public final class RPCServer: @unchecked Sendable {
         // cancelled (or timed out) because of it.
         let runFailure = Locked<Error?>(nil)
         let waitFailure = Locked<Error?>(nil)
-        let server = self.server
+        let listened = Locked(false)
+        let server = self.server, stopping = self.stopping, problems = self.problems
         task = Task.detached {
             await server.appendRoute("POST /jsonrpc") { request in
                 defer { deadlines.restart(request.remoteAddress) }
-                return await Self.post(request, limits: limits, answer: answer)
+                let verdict = access.verdict(of: request)
+                if case .refused(let why) = verdict { return Self.refusal(why) }
+                return await Self.post(request, cors: verdict.allowOrigin, limits: limits, answer: answer)
             }
             await server.appendRoute("OPTIONS /jsonrpc") { request in
                 defer { deadlines.restart(request.remoteAddress) }
-                var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders)
+                let verdict = access.verdict(of: request)
+                if case .refused(let why) = verdict { return Self.refusal(why) }
+                var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders(verdict.allowOrigin))
                 response.headers[HTTPHeader("Access-Control-Allow-Methods")] = "POST, GET, OPTIONS"
                 response.headers[HTTPHeader("Access-Control-Allow-Headers")] = "Content-Type"
                 response.headers[HTTPHeader("Access-Control-Max-Age")] = "1728000"
@@ -90,21 +103,43 @@ public final class RPCServer: @unchecked Sendable {
             }
             await server.appendRoute("GET /jsonrpc", to: SocketUpgrade(
                 upgrade: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: RPCSocket(hub: hub, limits: limits, answer: answer))),
-                deadlines: deadlines))
+                deadlines: deadlines, access: access))
             await server.appendRoute("*") { request in
                 defer { deadlines.restart(request.remoteAddress) }
-                return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders, body: Data("tdl answers aria2's JSON-RPC at /jsonrpc\n".utf8))
+                let verdict = access.verdict(of: request)
+                if case .refused(let why) = verdict { return Self.refusal(why) }
+                return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders(verdict.allowOrigin),
+                                    body: Data("tdl answers aria2's JSON-RPC at /jsonrpc\n".utf8))
             }
             let waiter = Task {
-                do { try await server.waitUntilListening(timeout: 5) } catch { waitFailure.set(error) }
+                do {
+                    try await server.waitUntilListening(timeout: 5)
+                    listened.set(true)
+                } catch { waitFailure.set(error) }
                 started.signal()
             }
-            do {
-                try await server.run()
-            } catch {
-                runFailure.set(error)
-                waiter.cancel()
-                started.signal()
+            // FlyingFox's accept loop ends at the first failed accept (EMFILE when a burst of
+            // connections took every descriptor), closing the listener and its connections:
+            // after a rest, it listens again, until `stop`.
+            var rest: UInt64 = 100_000_000
+            while true {
+                let began = Date()
+                do {
+                    try await server.run()
+                } catch {
+                    if stopping.get() { return }
+                    guard listened.get() else {
+                        runFailure.set(error)
+                        waiter.cancel()
+                        started.signal()
+                        return
+                    }
+                    problems.set(problems.get() + ["JSON-RPC stopped accepting connections (\(Self.describe(error))): listening again"])
+                }
+                if stopping.get() { return }
+                // A listener that served a while rests briefly; one failing at once, longer.
+                rest = Date().timeIntervalSince(began) > 5 ? 100_000_000 : min(rest * 2, 1_000_000_000)
+                try? await Task.sleep(nanoseconds: rest)
             }
         }
         started.wait()
@@ -127,6 +162,13 @@ public final class RPCServer: @unchecked Sendable {
         return "\(error)"
     }
 
+    /// What went wrong with the listener since the last call (for the loop to tell).
+    public func takeProblems() -> [String] {
+        let taken = problems.get()
+        if !taken.isEmpty { problems.set([]) }
+        return taken
+    }
+
     /// What the loop waits on for this server.
     public var watched: [WatchedFD] { [inbox.watched] }
 
@@ -142,6 +184,7 @@ public final class RPCServer: @unchecked Sendable {
     /// Stops listening and ends every connection; calls still waiting for the loop are answered
     /// first (a shutdown's "OK" reaches its client).
     public func stop() {
+        stopping.set(true)
         serve()
         let server = self.server
         let done = DispatchSemaphore(value: 0)
@@ -154,25 +197,37 @@ public final class RPCServer: @unchecked Sendable {
         task?.cancel()
     }
 
-    static let corsHeaders: HTTPHeaders = [HTTPHeader("Access-Control-Allow-Origin"): "*"]
+    /// CORS headers for an allowed origin (none for a request without one).
+    static func corsHeaders(_ allowOrigin: String?) -> HTTPHeaders {
+        guard let allowOrigin else { return [:] }
+        return [HTTPHeader("Access-Control-Allow-Origin"): allowOrigin, HTTPHeader("Vary"): "Origin"]
+    }
+
+    /// A request refused before anything of it is carried out; the connection closes, so
+    /// its body is never read.
+    static func refusal(_ why: String) -> HTTPResponse {
+        var response = closing(.forbidden)
+        response.headers[HTTPHeader("X-Tdl-Refused")] = why
+        return response
+    }
 
     /// One HTTP call: the body is read up to the bound, the loop answers.
-    static func post(_ request: HTTPRequest, limits: Limits, answer: @Sendable (Data) async -> Data) async -> HTTPResponse {
+    static func post(_ request: HTTPRequest, cors: String?, limits: Limits, answer: @Sendable (Data) async -> Data) async -> HTTPResponse {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limits.maxBody {
-            return closing(.payloadTooLarge)
+            return closing(.payloadTooLarge, cors: cors)
         }
         var body = Data()
         do {
             for try await chunk in request.bodySequence {
                 body.append(chunk)
-                if body.count > limits.maxBody { return closing(.payloadTooLarge) }
+                if body.count > limits.maxBody { return closing(.payloadTooLarge, cors: cors) }
             }
         } catch {
-            return closing(.requestTimeout)
+            return closing(.requestTimeout, cors: cors)
         }
         let answered = await answer(body)
         // In one write: FlyingFox sends a body 4 KiB a write unless told otherwise.
-        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders,
+        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders(cors),
                                     body: HTTPBodySequence(data: answered, suggestedBufferSize: max(4096, answered.count)))
         response.headers[.contentType] = "application/json-rpc"
         return response
@@ -181,8 +236,8 @@ public final class RPCServer: @unchecked Sendable {
     /// An answer after which the connection closes: FlyingFox ends a connection once it has
     /// written the head of a response that hands the socket over, so the unread rest of a
     /// request too large is never read.
-    static func closing(_ status: HTTPStatusCode) -> HTTPResponse {
-        var response = HTTPResponse(headers: corsHeaders, webSocket: Hangup())
+    static func closing(_ status: HTTPStatusCode, cors: String? = nil) -> HTTPResponse {
+        var response = HTTPResponse(headers: corsHeaders(cors), webSocket: Hangup())
         response.statusCode = status
         response.headers[.connection] = "close"
         response.headers[.contentLength] = "0"
@@ -197,12 +252,19 @@ struct Hangup: WSHandler {
     }
 }
 
-/// GET /jsonrpc: a WebSocket; its connection is exempt from the per-request time limit.
+/// GET /jsonrpc: a WebSocket, only for a page whose origin the user allowed (browsers send no
+/// preflight for one); its connection is exempt from the per-request time limit.
 struct SocketUpgrade: HTTPHandler {
     let upgrade: WebSocketHTTPHandler
     let deadlines: Deadlines
+    let access: RPCAccess
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let verdict = access.verdict(of: request)
+        if case .refused(let why) = verdict {
+            deadlines.restart(request.remoteAddress)
+            return RPCServer.refusal(why)
+        }
         let response = try await upgrade.handleRequest(request)
         if response.statusCode == .switchingProtocols {
             deadlines.exempt(request.remoteAddress)
@@ -210,8 +272,21 @@ struct SocketUpgrade: HTTPHandler {
             deadlines.restart(request.remoteAddress)
         }
         var answered = response
-        answered.headers[HTTPHeader("Access-Control-Allow-Origin")] = "*"
+        for (name, value) in RPCServer.corsHeaders(verdict.allowOrigin) { answered.headers[name] = value }
         return answered
+    }
+}
+
+extension RPCAccess {
+    func verdict(of request: HTTPRequest) -> Verdict {
+        verdict(host: request.headers[.host], origin: request.headers[HTTPHeader("Origin")])
+    }
+}
+
+extension RPCAccess.Verdict {
+    var allowOrigin: String? {
+        if case .allowed(let origin) = self { return origin }
+        return nil
     }
 }
 

@@ -27,8 +27,14 @@ enum SettingsRecord {
         if let v = values["rpcListenPort"], let n = Int(v) { s.rpcListenPort = n }
         if let v = values["rpcListenAll"] { s.rpcListenAll = v == "1" }
         s.rpcSecret = values["rpcSecret"]
+        s.rpcAllowOrigins = values["rpcAllowOrigins"].map(lines) ?? []
+        if let v = values["rpcAllowOriginAll"] { s.rpcAllowOriginAll = v == "1" }
+        s.rpcAllowedDirs = values["rpcAllowedDirs"].map(lines) ?? []
         return s
     }
+
+    /// A list kept as one value, a line each.
+    static func lines(_ value: String) -> [String] { value.split(separator: "\n").map(String.init) }
 
     /// The arrangement is stored as tdl always stored its sort: `sortType` is "manual" or a sort
     /// key, `sortOrder` a sorted list's order. Sessions from before the arrangement was a type of
@@ -53,6 +59,9 @@ enum SettingsRecord {
             ("resumeInterruptedOnLaunch", flag(s.resumeInterruptedOnLaunch)), ("maxRetries", String(s.maxRetries)),
             ("onComplete", s.onComplete), ("onError", s.onError), ("endedCleanly", flag(s.endedCleanly)),
             ("rpcListenPort", String(s.rpcListenPort)), ("rpcListenAll", flag(s.rpcListenAll)), ("rpcSecret", s.rpcSecret),
+            ("rpcAllowOrigins", s.rpcAllowOrigins.isEmpty ? nil : s.rpcAllowOrigins.joined(separator: "\n")),
+            ("rpcAllowOriginAll", flag(s.rpcAllowOriginAll)),
+            ("rpcAllowedDirs", s.rpcAllowedDirs.isEmpty ? nil : s.rpcAllowedDirs.joined(separator: "\n")),
         ]
         for (key, value) in pairs {
             if let value {

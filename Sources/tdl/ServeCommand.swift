@@ -31,16 +31,18 @@ struct ServeCommand: ParsableCommand {
         if let notice = session.notice { warn(notice) }
         // Before the server: its handlers are in place for the first request's turn.
         let loop = SessionLoop(manager: manager, control: session.control)
-        let server: RPCServer
+        let started: RPCOptions.Started
         do {
-            server = try rpcOptions.startServer(for: manager)
+            started = try rpcOptions.startServer(for: manager, home: session.home)
         } catch {
             manager.shutdown()
             session.control?.shutDown()
             fail(with: error)
         }
+        let server = started.server
         let address = server.host == "0.0.0.0" ? "every address, port \(server.port)" : "http://127.0.0.1:\(server.port)/jsonrpc"
         warn("serving aria2 JSON-RPC on \(address) (session \"\(global.session)\", downloads to \(session.downloadDirectory))")
+        for notice in started.notices { warn(notice) }
         server.onNotification = { notification in
             var line = "\(Self.word(notification.status)) \(ScreenSafe.url(notification.url)) (gid \(notification.gid))"
             if notification.status == .error, let reason = manager.task(notification.url)?.failReason {
@@ -51,7 +53,7 @@ struct ServeCommand: ParsableCommand {
         var shownSaveError: String?
         loop.run(while: { server.rpc.shutdownRequested == nil }, watching: { server.watched }) { turn in
             server.serve()
-            for note in turn.notes { warn(note) }
+            for note in turn.notes + server.takeProblems() { warn(note) }
             if manager.lastError != shownSaveError {
                 shownSaveError = manager.lastError
                 if let shownSaveError { warn(shownSaveError) }

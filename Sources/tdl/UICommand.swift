@@ -29,14 +29,15 @@ struct UICommand: ParsableCommand {
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in
         // place, ncurses installs none of its own (which would end the process unsaved).
         let loop = SessionLoop(manager: session.manager, control: session.control)
-        let rpcServer: RPCServer?
+        let rpcStarted: RPCOptions.Started?
         do {
-            rpcServer = rpc ? try rpcOptions.startServer(for: session.manager) : nil
+            rpcStarted = rpc ? try rpcOptions.startServer(for: session.manager, home: session.home) : nil
         } catch {
             session.manager.shutdown()
             session.control?.shutDown()
             fail(with: error)
         }
+        let rpcServer = rpcStarted?.server
         var options = TerminalApp.Options(
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
@@ -54,6 +55,7 @@ struct UICommand: ParsableCommand {
         options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true
         var messages: [String] = []
         if let notice = session.notice { messages.append(notice) }
+        if let rpcStarted { messages.append(rpcStarted.notices[0]) }
         if session.interrupted > 0 {
             let n = session.interrupted, plural = n == 1 ? "" : "s"
             messages.append(session.manager.settings.resumeInterruptedOnLaunch
