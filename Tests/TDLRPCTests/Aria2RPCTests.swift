@@ -353,4 +353,48 @@ final class Aria2RPCTests: XCTestCase {
         let paused = f.add("http://127.0.0.1:1/held", ["pause": "true"])
         XCTAssertEqual(f.status(paused), "paused")
     }
+
+    /// Even with the secret: no local URLs, no folder outside the session's (`..` and
+    /// symlinks resolved), no name that is a path, no option that runs a command; passwords
+    /// in URLs are not read back.
+    func testWhatACallerMayAskIsBoundedEvenWithTheSecret() throws {
+        let f = RPCFixture(secret: "k")
+        let token: JSON = "token:k"
+        let outside = f.folder + "-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createSymbolicLink(atPath: f.folder + "/link", withDestinationPath: outside)
+        func refusal(_ method: String, _ params: [JSON]) -> String {
+            let answer = f.response(method, [token] + params)
+            XCTAssertEqual(answer["error"]?["code"]?.integer, 1, "\(method) \(params): \(answer.text)")
+            return answer["error"]?["message"]?.string ?? ""
+        }
+        XCTAssertTrue(refusal("aria2.addUri", [["file:///etc/passwd"]]).contains("http"))
+        for dir in [outside, f.folder + "/../" + (outside as NSString).lastPathComponent, f.folder + "/link", f.folder + "/link/new",
+                    NSHomeDirectory() + "/.config/autostart"] {
+            XCTAssertTrue(refusal("aria2.addUri", [["http://127.0.0.1:1/d"], ["dir": .string(dir)]]).contains("outside"), dir)
+            XCTAssertTrue(refusal("aria2.changeGlobalOption", [["dir": .string(dir)]]).contains("outside"), dir)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outside + "/new"), "no folder made outside")
+        XCTAssertEqual(f.manager.downloadDirectory, f.folder, "the session's folder stays")
+        _ = refusal("aria2.addUri", [["http://127.0.0.1:1/d"], ["out": "../escaped"]])
+        for hook in ["on-download-complete", "on-download-error"] {
+            XCTAssertTrue(refusal("aria2.addUri", [["http://127.0.0.1:1/d"], [hook: "/bin/sh"]]).contains("runs a command"))
+            XCTAssertTrue(refusal("aria2.changeGlobalOption", [[hook: "/bin/sh"]]).contains("runs a command"))
+        }
+        XCTAssertTrue(f.manager.allTasksSet.isEmpty, "nothing refused was added")
+        // Inside the session's folder: allowed, a new sub-folder made.
+        let inside = f.result("aria2.addUri", [token, ["http://127.0.0.1:1/in"], ["dir": .string(f.folder + "/sub/../new")]]).string ?? ""
+        XCTAssertEqual(f.result("aria2.getOption", [token, .string(inside)])["dir"]?.string,
+                       URL(fileURLWithPath: f.folder + "/new").resolvingSymlinksInPath().path)
+        // A URL's password is "***" in what the calls answer.
+        let gid = f.result("aria2.addUri", [token, ["http://user:hunter2@127.0.0.1:1/p"]]).string ?? ""
+        for answer in [f.result("aria2.tellStatus", [token, .string(gid)]), f.result("aria2.getUris", [token, .string(gid)]),
+                       f.result("aria2.tellActive", [token]), f.result("aria2.getServers", [token, .string(gid)])] {
+            XCTAssertFalse(answer.text.contains("hunter2"), answer.text)
+        }
+        XCTAssertTrue(f.result("aria2.getUris", [token, .string(gid)]).text.contains("user:***@"))
+        // shutdown stays allowed.
+        XCTAssertEqual(f.result("aria2.shutdown", [token]), "OK")
+    }
 }

@@ -84,8 +84,10 @@ final class RawClient {
         }
     }
 
-    static func post(_ body: String, path: String = "/jsonrpc") -> String {
-        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    static func post(_ body: String, path: String = "/jsonrpc", host: String = "127.0.0.1", origin: String? = nil,
+                     type: String = "application/json") -> String {
+        "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(type)\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "")
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
     }
 }
 
@@ -94,10 +96,14 @@ final class WSClient {
     let raw: RawClient
     private var pending = Data()
 
-    init?(port: Int) {
+    /// The head of the server's answer to the handshake.
+    private(set) var answerHead = ""
+
+    init?(port: Int, origin: String? = nil) {
         guard let raw = RawClient(port: port) else { return nil }
         self.raw = raw
         raw.send("GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 + (origin.map { "Origin: \($0)\r\n" } ?? "")
                  + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         // The 101 head, byte by byte, so no frame is read past it.
         var head = Data()
@@ -106,7 +112,8 @@ final class WSClient {
             guard recv(raw.fd, &byte, 1, 0) == 1 else { return nil }
             head.append(byte)
         }
-        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else { return nil }
+        answerHead = String(decoding: head, as: UTF8.self)
+        guard answerHead.hasPrefix("HTTP/1.1 101") else { return nil }
     }
 
     func sendText(_ text: String) {
@@ -159,12 +166,14 @@ final class RPCServerTests: XCTestCase {
     var fixture: RPCFixture!
     var server: RPCServer!
 
-    func start(secret: String? = nil, limits: RPCServer.Limits = RPCServer.Limits()) throws {
+    func start(secret: String? = nil, allowedOrigins: [String] = [], limits: RPCServer.Limits = RPCServer.Limits()) throws {
         fixture = RPCFixture(secret: secret)
         var lastError: Error?
         for _ in 0..<10 {
             do {
-                server = try RPCServer(rpc: fixture.rpc, port: Int.random(in: 20_000...60_000), listenAll: false, limits: limits)
+                let port = Int.random(in: 20_000...60_000)
+                server = try RPCServer(rpc: fixture.rpc, port: port, listenAll: false,
+                                       access: RPCAccess(allowedOrigins: allowedOrigins, port: port), limits: limits)
                 return
             } catch { lastError = error }
         }
@@ -194,13 +203,64 @@ final class RPCServerTests: XCTestCase {
         return result.get()
     }
 
-    func post(_ body: String) -> (status: Int, headers: [String: String], body: Data)? {
+    func post(_ body: String) -> (status: Int, headers: [String: String], body: Data)? { send(RawClient.post(body)) }
+
+    /// One request as written, its response.
+    func send(_ request: String) -> (status: Int, headers: [String: String], body: Data)? {
         let port = server.port
         return whileServing {
             guard let client = RawClient(port: port) else { return nil }
-            client.send(RawClient.post(body))
+            client.send(request)
             return client.readResponse()
         } ?? nil
+    }
+
+    /// A web page of another origin (a text/plain POST needs no preflight, a WebSocket none
+    /// either) or a name rebound to 127.0.0.1 is refused before anything is carried out,
+    /// whether or not the page knows the secret.
+    func testForeignOriginsAndNamesAreRefusedBeforeAnyCall() throws {
+        for secret in [nil, "pw"] {
+            try start(secret: secret)
+            let add = #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["token:pw",["http://127.0.0.1:1/evil"]]}"#
+            for request in [RawClient.post(add, origin: "http://evil.example", type: "text/plain"),
+                            RawClient.post(add, origin: "null", type: "text/plain"),
+                            RawClient.post(add, host: "evil.example:\(server.port)"),
+                            "OPTIONS /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n"
+                                + "Access-Control-Request-Method: POST\r\n\r\n"] {
+                let response = try XCTUnwrap(send(request), request)
+                XCTAssertEqual(response.status, 403, request)
+                XCTAssertNil(response.headers["access-control-allow-origin"], request)
+            }
+            XCTAssertTrue(fixture.manager.allTasksSet.isEmpty, "nothing was added")
+            let port = server.port
+            let refused = whileServing { () -> String in
+                guard let client = RawClient(port: port) else { return "" }
+                client.send("GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Origin: http://evil.example\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                return String(decoding: client.readToEnd().data, as: UTF8.self)
+            } ?? ""
+            XCTAssertTrue(refused.hasPrefix("HTTP/1.1 403"), refused)
+            XCTAssertNil(whileServing { WSClient(port: port, origin: "http://evil.example") } ?? nil)
+            server.stop()
+        }
+    }
+
+    /// A page of an origin the user allowed is answered, with its own origin in
+    /// Access-Control-Allow-Origin (never "*"); its preflight and WebSocket too.
+    func testAnAllowedOriginGetsItsOwnOriginBack() throws {
+        try start(allowedOrigins: ["http://127.0.0.1:9999"])
+        let origin = "http://127.0.0.1:9999"
+        let call = try XCTUnwrap(send(RawClient.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#, origin: origin, type: "text/plain")))
+        XCTAssertEqual(call.status, 200)
+        XCTAssertEqual(call.headers["access-control-allow-origin"], origin)
+        XCTAssertEqual(try JSON.parse(call.body)["result"]?["version"]?.string, Aria2RPC.aria2Version)
+        let preflight = try XCTUnwrap(send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: \(origin)\r\n"
+                                           + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n"))
+        XCTAssertEqual(preflight.status, 204)
+        XCTAssertEqual(preflight.headers["access-control-allow-origin"], origin)
+        let port = server.port
+        let socket = try XCTUnwrap(whileServing { WSClient(port: port, origin: origin) } ?? nil)
+        XCTAssertTrue(socket.answerHead.contains("Access-Control-Allow-Origin: \(origin)"), socket.answerHead)
     }
 
     /// One call from this thread while the loop does not turn: only a call answered off the
@@ -286,7 +346,7 @@ final class RPCServerTests: XCTestCase {
         try start()
         let response = try XCTUnwrap(post(#"{"jsonrpc":"2.0","id":"1","method":"aria2.addUri","params":[["http://127.0.0.1:1/h"]]}"#))
         XCTAssertEqual(response.status, 200)
-        XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
+        XCTAssertNil(response.headers["access-control-allow-origin"], "a call without Origin gets no CORS header")
         let answer = try JSON.parse(response.body)
         XCTAssertEqual(answer["result"]?.string, Aria2Terms.gid(of: "http://127.0.0.1:1/h"))
         XCTAssertNotNil(fixture.manager.task("http://127.0.0.1:1/h"))
@@ -323,7 +383,7 @@ final class RPCServerTests: XCTestCase {
         // Declared too large: refused before a byte of it is read.
         let declared = whileServing { () -> (Int, Bool) in
             guard let client = RawClient(port: port) else { return (0, false) }
-            client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+            client.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\n")
             client.send(Data(count: 10_000))
             let response = client.readResponse()
             return (response?.status ?? 0, client.readToEnd().closed)
@@ -333,7 +393,7 @@ final class RPCServerTests: XCTestCase {
         // Chunked, with no length said: refused once past the bound.
         let chunked = whileServing { () -> (Int, Bool) in
             guard let client = RawClient(port: port) else { return (0, false) }
-            client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            client.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
             for _ in 0..<20 { client.send("2000\r\n" + String(repeating: "a", count: 0x2000) + "\r\n") }
             let response = client.readResponse()
             return (response?.status ?? 0, client.readToEnd().closed)
@@ -351,7 +411,7 @@ final class RPCServerTests: XCTestCase {
             guard let slow = RawClient(port: port, timeout: 5) else { return (-1, 0) }
             let started = Date()
             // Half a request, then a byte now and then: the limit is for the whole request.
-            slow.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\n")
+            slow.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             var served = 0
             DispatchQueue.global().async {
                 for _ in 0..<5 {
