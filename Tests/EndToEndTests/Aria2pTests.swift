@@ -53,6 +53,11 @@ final class Aria2pTests: XCTestCase {
     }
 
 
+    /// The secret tdl made in the home (aria2p's `-s`, its client's `secret=`).
+    var madeSecret: String {
+        (try? String(contentsOfFile: home.file("rpc-secret"), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    }
+
     @discardableResult
     func cli(_ arguments: [String], secret: String? = "sesame", file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let result = try Processes.run(aria2p, ["-p", String(port)] + (secret.map { ["-s", $0] } ?? []) + arguments, timeout: 30)
@@ -139,7 +144,7 @@ final class Aria2pTests: XCTestCase {
         let script = site.file("api.py")
         try """
             import aria2p, json, sys, threading, time
-            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1])))
+            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1]), secret="\(madeSecret)"))
             heard, lock = [], threading.Lock()
             def on(kind):
                 def callback(api_, gid):
@@ -223,7 +228,7 @@ final class Aria2pTests: XCTestCase {
         let script = site.file("reads.py")
         try """
             import aria2p, json, sys, time
-            c = aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1]))
+            c = aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1]), secret="\(madeSecret)")
             def status(gid):
                 return c.tell_status(gid, ["status"])["status"]
             seen = {}
@@ -270,7 +275,7 @@ final class Aria2pTests: XCTestCase {
         let script = site.file("move.py")
         try """
             import aria2p, json, sys, time
-            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1])))
+            api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port=int(sys.argv[1]), secret="\(madeSecret)"))
             api.set_global_options({"max-concurrent-downloads": "1"})
             running = api.add_uris([sys.argv[2]])
             first, second = api.add_uris([sys.argv[3]]), api.add_uris([sys.argv[4]])
@@ -296,12 +301,12 @@ final class Aria2pTests: XCTestCase {
         XCTAssertEqual(report["active"], [second], "the download moved to the top starts when the slot frees")
     }
 
-    func testListeningOnEveryAddressWithoutASecretIsRefused() throws {
-        let result = try Processes.tdl(["serve", "-d", downloads.path, "--rpc-listen-port", String(port), "--rpc-listen-all"], home: home.path)
-        XCTAssertEqual(result.status, 2)
-        XCTAssertTrue(result.stderr.contains("without a secret"), result.stderr)
-        // A port in use is said so.
-        try startServe()
+    /// On every address as on 127.0.0.1, a client without the secret is refused; a port in use is said so.
+    func testEveryAddressNeedsTheSecretTooAndATakenPortIsSaidSo() throws {
+        try startServe(["--rpc-listen-all"])
+        let refused = try Processes.run(aria2p, ["-p", String(port), "call", "getglobalstat"], timeout: 30)
+        XCTAssertTrue((refused.stdout + refused.stderr).contains("Unauthorized"), refused.stdout + refused.stderr)
+        XCTAssertTrue(try cli(["call", "getglobalstat"], secret: madeSecret).contains("numActive"))
         let taken = try Processes.tdl(["serve", "--session", "other", "-d", downloads.path, "--rpc-listen-port", String(port)], home: home.path)
         XCTAssertEqual(taken.status, 2)
         XCTAssertTrue(taken.stderr.contains("in use"), taken.stderr)
@@ -315,7 +320,7 @@ final class Aria2pTests: XCTestCase {
         let command = "TDL_HOME=\(home.path) \(Processes.tdlBinary) --rpc --rpc-listen-port \(port) -d \(downloads.path); echo EXITED $?; sleep 30"
         Processes.spawnDetached(tmuxBinary, ["-L", socket, "new-session", "-d", "-s", "tdl", "-x", "120", "-y", "25", command])
         XCTAssertTrue(try Processes.waitUntil(timeout: 20, interval: 0.1) { try screen().contains("No downloads yet") && LoopbackNginx.canConnect(port) })
-        try cli(["add", nginx.url("big.bin")], secret: nil)
+        try cli(["add", nginx.url("big.bin")], secret: madeSecret)
         let added = Date()
         var shown = ""
         _ = try Processes.waitUntil(timeout: 5, interval: 0.05) {
@@ -324,7 +329,7 @@ final class Aria2pTests: XCTestCase {
         }
         XCTAssertLessThan(Date().timeIntervalSince(added), 1, "the row came late or never:\n\(shown)")
         // aria2.shutdown quits the list, which saves the session.
-        try cli(["call", "shutdown"], secret: nil)
+        try cli(["call", "shutdown"], secret: madeSecret)
         let quit = try Processes.waitUntil(timeout: 10, interval: 0.1) { try screen().contains("EXITED 0") }
         let last = try screen()
         XCTAssertTrue(quit, last)
