@@ -32,6 +32,12 @@ ap.add_argument("--downloads-in", default="/dev/shm" if os.path.isdir("/dev/shm"
 ap.add_argument("--first-call-memory", type=int, metavar="N", help="measure RSS and the first calls' times in a session of N populated tasks, then exit")
 args = ap.parse_args()
 
+# tdl serve always takes a secret: this one, given on its command line.
+SECRET = "bench"
+
+def with_token(method, params):
+    return ([f"token:{SECRET}"] if method.startswith("aria2.") else []) + list(params)
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -46,14 +52,14 @@ def first_call_memory(n):
         with open(f"/proc/{pid}/status") as f:
             return next(int(l.split()[1]) // 1024 for l in f if l.startswith("VmRSS"))
     def call(method, *params):
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": with_token(method, params)}).encode()
         t = time.perf_counter()
         answer = json.loads(urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/jsonrpc", body), timeout=300).read())
         return answer["result"], (time.perf_counter() - t) * 1000
     serve = None
     try:
         subprocess.run([args.tdl, "debug", "populate", str(n)], env=env, check=True, stdout=subprocess.DEVNULL)
-        serve = subprocess.Popen([args.tdl, "serve", "-d", work, "--rpc-listen-port", str(port)], env=env, stderr=subprocess.DEVNULL)
+        serve = subprocess.Popen([args.tdl, "serve", "-d", work, "--rpc-listen-port", str(port), "--rpc-secret", SECRET], env=env, stderr=subprocess.DEVNULL)
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), 0.2).close(); break
@@ -111,7 +117,7 @@ def cleanup(*_):
 signal.signal(signal.SIGINT, lambda *_: (cleanup(), sys.exit(130)))
 procs.append(subprocess.Popen([nginx_bin, "-p", work, "-c", conf, "-e", f"{work}/error.log"], stderr=subprocess.DEVNULL))
 env = dict(os.environ, TDL_HOME=home)
-serve = subprocess.Popen([args.tdl, "serve", "-d", downloads, "--rpc-listen-port", str(rpc_port)], env=env,
+serve = subprocess.Popen([args.tdl, "serve", "-d", downloads, "--rpc-listen-port", str(rpc_port), "--rpc-secret", SECRET], env=env,
                          stderr=open(os.path.join(work, "serve.log"), "w"))
 procs.append(serve)
 
@@ -119,7 +125,7 @@ local = threading.local()
 def call(method, *params):
     if not hasattr(local, "conn"):
         local.conn = http.client.HTTPConnection("127.0.0.1", rpc_port, timeout=30)
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)})
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": with_token(method, params)})
     try:
         local.conn.request("POST", "/jsonrpc", body, {"Content-Type": "application/json"})
         answer = json.loads(local.conn.getresponse().read())
@@ -143,7 +149,7 @@ try:
     started = time.time()
     gids = []
     for start in range(0, args.tasks, 1000):
-        calls = [{"methodName": "aria2.addUri", "params": [[f"http://127.0.0.1:{nginx_port}/small.bin?n={n}"], {"pause": "true"}]}
+        calls = [{"methodName": "aria2.addUri", "params": [f"token:{SECRET}", [f"http://127.0.0.1:{nginx_port}/small.bin?n={n}"], {"pause": "true"}]}
                  for n in range(start, min(args.tasks, start + 1000))]
         gids += [r[0] for r in call("system.multicall", calls)]
     print(f"{args.tasks} paused tasks added in {time.time() - started:.1f} s")
