@@ -42,7 +42,7 @@ struct UICommand: ParsableCommand {
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
                 rpcServer?.serve()
-                return (turn.ready, turn.notes)
+                return (turn.ready, turn.notes + (rpcServer?.takeProblems() ?? []))
             },
             interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil }
         )
