@@ -91,6 +91,9 @@ final class SessionStoreTests: XCTestCase {
         settings.rpcListenPort = 6801
         settings.rpcListenAll = true
         settings.rpcSecret = "sesame"
+        settings.rpcAllowOrigins = ["http://localhost:8080", "https://ui.example"]
+        settings.rpcAllowOriginAll = true
+        settings.rpcAllowedDirs = ["/srv/iso", "/srv/other folder"]
         let layout = ManualLayout(sections: [["u2", "u1"], [], ["u3"]], titles: ["Work", "Empty", "Music"])
         do {
             let store = try SQLiteSessionStore(path: dbPath)
