@@ -61,7 +61,7 @@ struct RPCOptions: ParsableArguments {
         var notices: [String] = []
         if let own = settings.rpcSecret {
             secret = own
-            notices.append("JSON-RPC secret: the one given with --rpc-secret (aria2p -s SECRET; a web UI's secret token setting)")
+            notices.append("JSON-RPC secret: the session's own, given with --rpc-secret (aria2p -s SECRET; a web UI's secret token setting)")
         } else {
             do {
                 let made = try RPCSecretFile.secret(home: home)
