@@ -51,7 +51,8 @@ final class BrowserTests: XCTestCase {
               .then(r => r.text()).then(t => done("post", "answered " + t), e => done("post", "failed " + e));
             const ws = new WebSocket("ws://" + rpc);
             ws.onopen = () => ws.send(JSON.stringify({jsonrpc: "2.0", id: 2, method: "aria2.getVersion", params: [token]}));
-            ws.onmessage = m => done("ws", "answered " + m.data);
+            // The answer, not a notification of the POST's download.
+            ws.onmessage = m => { if (JSON.parse(m.data).id === 2) done("ws", "answered " + m.data); };
             ws.onerror = () => done("ws", "failed");
             ws.onclose = () => done("ws", "failed (closed)");
             </script></body></html>
