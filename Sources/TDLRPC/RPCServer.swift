@@ -122,6 +122,7 @@ public final class RPCServer: @unchecked Sendable {
             // connections took every descriptor), closing the listener and its connections:
             // after a rest, it listens again, until `stop`.
             var rest: UInt64 = 100_000_000
+            var told: Date?, untold = 0
             while true {
                 let began = Date()
                 do {
@@ -134,7 +135,14 @@ public final class RPCServer: @unchecked Sendable {
                         started.signal()
                         return
                     }
-                    problems.set(problems.get() + ["JSON-RPC stopped accepting connections (\(Self.describe(error))): listening again"])
+                    // Told at most every 10 s: a sustained burst is one line, not ten a second.
+                    untold += 1
+                    if told.map({ Date().timeIntervalSince($0) > 10 }) ?? true {
+                        let times = untold > 1 ? " (\(untold) times)" : ""
+                        problems.modify { $0.append("JSON-RPC stopped accepting connections\(times): \(Self.describe(error)); listening again") }
+                        told = Date()
+                        untold = 0
+                    }
                 }
                 if stopping.get() { return }
                 // A listener that served a while rests briefly; one failing at once, longer.
@@ -164,9 +172,10 @@ public final class RPCServer: @unchecked Sendable {
 
     /// What went wrong with the listener since the last call (for the loop to tell).
     public func takeProblems() -> [String] {
-        let taken = problems.get()
-        if !taken.isEmpty { problems.set([]) }
-        return taken
+        problems.modify { taken in
+            defer { taken = [] }
+            return taken
+        }
     }
 
     /// What the loop waits on for this server.
@@ -368,4 +377,5 @@ final class Locked<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
     func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
     func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
+    func modify<R>(_ change: (inout T) -> R) -> R { lock.lock(); defer { lock.unlock() }; return change(&value) }
 }
