@@ -350,7 +350,7 @@ public final class Aria2RPC {
         let keys = try keys(p, at: 2)
         var picked: [String] = []
         if offset >= 0 {
-            if offset < list.count { picked = Array(list[offset ..< min(list.count, offset + num)]) }
+            if offset < list.count { picked = Array(list[offset ..< offset + min(list.count - offset, num)]) }
         } else {
             let start = list.count + offset  // -1 is the last
             if start >= 0 {
@@ -422,8 +422,7 @@ public final class Aria2RPC {
                 guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
                 options.connections = n
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "max-download-limit must look like 500K, 2M or 1048576") }
-                options.rateLimit = rate
+                options.rateLimit = try Self.rate(text, for: name)
             case "header":
                 if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
                 options.headers = (options.headers ?? []) + [text]
@@ -501,8 +500,9 @@ public final class Aria2RPC {
         let target: Int
         switch how {
         case "POS_SET": target = pos
-        case "POS_CUR": target = current + pos
-        case "POS_END": target = queue.count - 1 + pos
+        // A position from outside: added with overflow checks, then kept inside the queue by move.
+        case "POS_CUR": target = Self.clampedSum(current, pos)
+        case "POS_END": target = Self.clampedSum(queue.count - 1, pos)
         default: throw RPCFault.badParams
         }
         return .number(Double(move(url, to: target)))
@@ -577,13 +577,15 @@ public final class Aria2RPC {
             guard let text = value.string ?? value.integer.map(String.init) else { throw RPCFault.badParams }
             switch name {
             case "max-concurrent-downloads":
-                guard let n = Int(text), n >= 1 else { throw RPCFault(1, "max-concurrent-downloads must be at least 1") }
+                guard let n = Int(text), (1...SessionSettings.largestDownloadCount).contains(n) else {
+                    throw RPCFault(1, "max-concurrent-downloads must be between 1 and \(SessionSettings.largestDownloadCount)")
+                }
                 changes.append { self.manager.maxDownloadCount = n }
             case "max-overall-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "\(name) must look like 500K, 2M or 1048576") }
+                let rate = try Self.rate(text, for: name)
                 changes.append { self.manager.setGlobalRateLimit(rate > 0 ? rate : nil) }
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "\(name) must look like 500K, 2M or 1048576") }
+                let rate = try Self.rate(text, for: name)
                 changes.append { self.defaultRateLimit = rate > 0 ? rate : nil }
             case "dir":
                 guard !text.isEmpty else { throw RPCFault(1, "dir is empty") }
@@ -599,6 +601,19 @@ public final class Aria2RPC {
         for change in changes { change() }
         manager.flush()
         return "OK"
+    }
+}
+
+extension Aria2RPC {
+    /// A rate a caller sent, or aria2's error 1 with why it cannot be one.
+    static func rate(_ text: String, for name: String) throws -> Int64 {
+        do { return try RateText.parse(text) } catch { throw RPCFault(1, "\(name): \(error)") }
+    }
+
+    /// `a + b`, or the nearest Int where the sum is beyond one.
+    static func clampedSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? Int.max : Int.min) : sum
     }
 }
 

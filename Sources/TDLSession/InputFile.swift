@@ -79,11 +79,10 @@ public struct InputFile {
                 }
                 options.checksum = checksum
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(pair[1]) else {
-                    problems.append(at + "max-download-limit must look like 500K, 2M or 1048576")
+                do { options.rateLimit = try RateText.parse(pair[1]) } catch {
+                    problems.append(at + "max-download-limit: \(error)")
                     return
                 }
-                options.rateLimit = rate
             case "split":
                 guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
                     problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")

@@ -215,7 +215,7 @@ final class FileDownload {
     func mismatch(of connection: Connection) -> String? {
         let headers = connection.headers
         let total = connection.status == 206 ? headers["content-range"].flatMap(Connection.contentRangeTotal)
-            : connection.status == 200 ? headers["content-length"].flatMap { Int64($0) } : nil
+            : connection.status == 200 ? Connection.byteCount(headers["content-length"]) : nil
         if let total, total != size {
             return "another size (\(total) bytes, not \(size.map(String.init) ?? "?"))"
         }
@@ -314,7 +314,7 @@ final class FileDownload {
             if status == 206, let range = headers["content-range"] {
                 size = Connection.contentRangeTotal(range)
             } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
-                size = headers["content-length"].flatMap { Int64($0) } ?? connection.contentLength
+                size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
             } else {
                 size = nil
             }

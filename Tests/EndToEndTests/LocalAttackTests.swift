@@ -1,0 +1,65 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// What a user's own machine can throw at tdl (docs/reliability.md, "Local attacks"): numbers
+/// that overflow, closed or full output streams, against the real binary and the fault server.
+final class LocalAttackTests: FaultServerTestCase {
+    let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
+
+    func file(_ name: String, size: Int = 20_000, seed: Int = 1) -> String {
+        server.url("/file/\(name)?size=\(size)&seed=\(seed)")
+    }
+
+    func tdl(_ arguments: [String]) throws -> Processes.Result {
+        try Processes.tdl(arguments, home: home.path, environment: ["TDL_RETRY_BASE": "0.05"])
+    }
+
+    /// Runs a shell line as a terminal would: SIGPIPE at its default (python's subprocess
+    /// restores it), whatever the test runner ignores.
+    func shell(_ line: String) throws -> Processes.Result {
+        let script = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1], shell=True).returncode)"
+        return try Processes.run(Processes.which("python3") ?? "/usr/bin/python3", ["-c", script, line],
+                                 environment: ["TDL_HOME": home.path, "TDL_BIN": Processes.tdlBinary])
+    }
+
+    // MARK: - Numbers
+
+    func testNumbersTooLargeOrTooSmallAreBadInputNotATrap() throws {
+        for arguments in [["--limit-rate", "99999999999G"], ["--max-download-limit", "99999999999G"],
+                          ["--limit-rate", "0.0001K"], ["-x", "99999999999999999999"], ["-j", "99999999999"]] {
+            let result = try tdl(["get", "-q", "-d", downloads.path] + arguments + [file("n.bin")])
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.isEmpty, "\(arguments) says why")
+        }
+        XCTAssertTrue(try tdl(["get", "--limit-rate", "99999999999G", file("n.bin")]).stderr.contains("too large"))
+        XCTAssertTrue(try tdl(["get", "--limit-rate", "0.0001K", file("n.bin")]).stderr.contains("less than one byte"))
+        let input = work.file("urls.txt")
+        try "\(file("big.bin"))\n  max-download-limit=99999999999G\n\(file("fine.bin", seed: 2))\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let added = try tdl(["add", "-d", downloads.path, "-i", input])
+        XCTAssertEqual(added.status, 2, added.stderr)
+        XCTAssertTrue(added.stderr.contains("line 2: max-download-limit: \"99999999999G\" is too large"), added.stderr)
+        XCTAssertTrue(try tdl(["list"]).stdout.contains("fine.bin"), "the rest of the file is still added")
+    }
+
+    // MARK: - Output that cannot be written
+
+    /// `2>/dev/full`: every write to stderr fails with ENOSPC; the download still finishes.
+    func testStandardErrorOnAFullDiskEndsOnlyTheOutput() throws {
+        let result = try shell("\"$TDL_BIN\" get -d '\(downloads.path)' '\(file("full.bin", size: 300_000, seed: 3))' 2>/dev/full")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("full.bin")), try server.sha256(name: "full.bin", size: 300_000, seed: 3))
+    }
+
+    /// `tdl add -i BIG | head -1`: head leaves after one line; the add finishes every part.
+    func testAClosedPipeNeverCutsAnAdd() throws {
+        let urls = (0..<600).map { "http://127.0.0.1:1/pipe/\($0).bin" }
+        let input = work.file("many.txt")
+        try urls.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let result = try shell("TDL_ADD_PART=50 \"$TDL_BIN\" add -d '\(downloads.path)' -i '\(input)' | head -1")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout.split(separator: "\n").count, 1)
+        let listed = try tdl(["list"]).stdout
+        XCTAssertEqual(urls.filter { !listed.contains($0 + "\n") && !listed.hasSuffix($0) }, [], "every URL is in the list")
+    }
+}
