@@ -426,10 +426,9 @@ public final class Aria2RPC {
             case "header":
                 if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
                 options.headers = (options.headers ?? []) + [text]
-            case "user-agent":
-                options.userAgent = text
-            case "referer":
-                options.referer = text
+            case "user-agent", "referer":
+                if let problem = RequestText.problem(inValue: text) { throw RPCFault(1, "\(name): \(problem)") }
+                if name == "referer" { options.referer = text } else { options.userAgent = text }
             case "pause":
                 guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
             case "gid", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",

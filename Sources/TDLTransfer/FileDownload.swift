@@ -98,6 +98,8 @@ final class FileDownload {
     // MARK: - Starting
 
     func begin() {
+        // Every source checks its headers; a session written before they did is checked here.
+        if let problem = RequestText.problem(in: job.options, readingCookieFile: false) { return failNow(.badURL(problem)) }
         if segments.contains(where: { $0.written > 0 }) {
             do {
                 part = try PartFile.reopen(directory: job.directory, fileName: fileName)

@@ -62,4 +62,33 @@ final class LocalAttackTests: FaultServerTestCase {
         let listed = try tdl(["list"]).stdout
         XCTAssertEqual(urls.filter { !listed.contains($0 + "\n") && !listed.hasSuffix($0) }, [], "every URL is in the list")
     }
+
+    // MARK: - Header injection
+
+    /// CR/LF in an agent, a referer, a header, a cookie or a pasted curl command would reach
+    /// the server as a header of its own: every source refuses it, and the server sees none.
+    func testCRLFInAnyHeaderSourceIsRefusedAndNeverSent() throws {
+        try server.reset()
+        let url = file("inj.bin")
+        let injected = "x\r\nX-Injected: 1"
+        let cookies = work.file("cookies.txt")
+        try "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\rX-Injected: 1\n".write(toFile: cookies, atomically: true, encoding: .utf8)
+        for arguments in [["--user-agent", injected], ["--referer", "http://a.example/\r\nX-Injected: 1"], ["-H", "X-Fine: \(injected)"],
+                          ["--load-cookies", cookies],
+                          ["--curl", "curl '\(url)' -A $'Mozilla\\r\\nX-Injected: 1'"],
+                          ["--curl", "curl '\(url)' -b $'a=b\\r\\nX-Injected: 1'"]] {
+            let result = try tdl(["get", "-q", "-d", downloads.path] + arguments + (arguments[0] == "--curl" ? [] : [url]))
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("CR, LF and NUL are refused"), "\(arguments): \(result.stderr)")
+        }
+        let input = work.file("inj.txt")
+        try "\(url)\n  user-agent=a\rX-Injected: 1\n  referer=b\rX-Injected: 1\n  load-cookies=\(cookies)\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let fromFile = try tdl(["get", "-q", "-d", downloads.path, "-i", input])
+        XCTAssertEqual(fromFile.status, 2, fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("line 2: user-agent: CR, LF and NUL are refused"), fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("line 3: referer: CR, LF and NUL are refused"), fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("line 4: load-cookies"), fromFile.stderr)
+        XCTAssertEqual(try server.requests(to: "/file/inj.bin", carrying: "x-injected"), 0, "no injected header reached the server")
+        XCTAssertEqual(try server.requests(to: "/file/inj.bin").total, 1, "the input file's URL itself is still fetched, without them")
+    }
 }

@@ -274,6 +274,18 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertNotNil(f.response("aria2.tellStopped", [1, most])["result"])
     }
 
+    /// A caller's agent, referer or header with CR, LF or NUL would add headers of its own.
+    func testHeaderInjectionIsRefused() {
+        let f = RPCFixture()
+        for options: JSON in [["user-agent": "a\r\nX-Injected: 1"], ["referer": "http://a/\nX-Injected: 1"],
+                              ["header": ["X-A: 1\r\nX-Injected: 1"]], ["header": "X-A: 1\u{0}"]] {
+            let answer = f.response("aria2.addUri", [["http://127.0.0.1:1/inj"], options])
+            XCTAssertEqual(answer["error"]?["code"]?.integer, 1, answer.text)
+            XCTAssertTrue(answer["error"]?["message"]?.string?.contains("CR, LF and NUL are refused") ?? false, answer.text)
+        }
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/inj"))
+    }
+
     func testPurgeAndRemoveDownloadResultForgetStoppedDownloads() {
         let f = RPCFixture(limit: 3)
         let done = f.add("http://127.0.0.1:1/done")
