@@ -411,6 +411,7 @@ public final class Aria2RPC {
             case "dir":
                 guard !text.isEmpty else { throw RPCFault(1, "dir is empty") }
                 options.directory = URL(fileURLWithPath: text).standardizedFileURL.path
+                if let problem = manager.folderProblem(options.directory!) { throw RPCFault(1, problem) }
             case "out":
                 options.fileName = text
             case "checksum":
@@ -589,6 +590,7 @@ public final class Aria2RPC {
             case "dir":
                 guard !text.isEmpty else { throw RPCFault(1, "dir is empty") }
                 let path = URL(fileURLWithPath: text).standardizedFileURL.path
+                if let problem = manager.folderProblem(path) { throw RPCFault(1, problem) }
                 changes.append { self.manager.setDownloadDirectory(path) }
             case "split", "max-connection-per-server":
                 guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }

@@ -21,6 +21,8 @@ public enum StoreError: Error, CustomStringConvertible {
     case damagedWhileWriting(path: String, reason: String)
     /// The session's lock file could not be opened or locked.
     case lockFailed(path: String, reason: String)
+    /// A rollback journal tdl did not write lay beside the session; it was moved aside unread.
+    case journalSetAside(journal: String, movedTo: String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum StoreError: Error, CustomStringConvertible {
             return "the session database \(path) is damaged (\(reason)); changes are no longer saved, and the next tdl moves it aside"
         case let .lockFailed(path, reason):
             return "cannot lock the session with \(path): \(reason)"
+        case let .journalSetAside(journal, movedTo):
+            return "a rollback journal tdl did not write was beside the session (\(journal)): it was moved to \(movedTo), unread"
         }
     }
 }
@@ -70,7 +74,7 @@ public final class SQLiteSessionStore: SessionStore {
         self.soleWriter = soleWriter
         self.readOnly = readOnly
         segmentCountsAreComplete = soleWriter && Self.isNewFile(path)
-        var notice: StoreError?
+        var notice = try SessionFileGuard.setAsideForeignJournal(path, readOnly: readOnly)
         dbQueue = try Self.reported(path) {
             do {
                 return try Self.open(path, writing: !readOnly)
@@ -80,7 +84,7 @@ public final class SQLiteSessionStore: SessionStore {
                 return try Self.open(path)
             }
         }
-        if notice != nil { segmentCountsAreComplete = soleWriter }
+        if case .movedAside? = notice { segmentCountsAreComplete = soleWriter }
         recoveryNotice = notice
     }
 
@@ -162,6 +166,7 @@ public final class SQLiteSessionStore: SessionStore {
         // file cut short by a power failure during its creation is caught below and started
         // afresh.
         let isNew = isNewFile(path)
+        if writing { SessionFileGuard.makeOwnerOnly(path, isNew: isNew) }
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in

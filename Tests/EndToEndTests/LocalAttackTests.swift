@@ -91,4 +91,67 @@ final class LocalAttackTests: FaultServerTestCase {
         XCTAssertEqual(try server.requests(to: "/file/inj.bin", carrying: "x-injected"), 0, "no injected header reached the server")
         XCTAssertEqual(try server.requests(to: "/file/inj.bin").total, 1, "the input file's URL itself is still fetched, without them")
     }
+
+    // MARK: - tdl's own files
+
+    /// A server naming its file `session.sqlite-journal` (or `work.sock`…) for a download into
+    /// the home would plant it among the session's files: no download goes into the home.
+    func testNoDownloadGoesIntoTheHome() throws {
+        _ = try tdl(["add", "-d", downloads.path, "http://127.0.0.1:1/first"])
+        let hostile = server.url("/file/j.bin?size=1000&seed=4&cd=attachment;%20filename=session.sqlite-journal")
+        let direct = try tdl(["get", "-q", "-d", home.path, hostile])
+        XCTAssertEqual(direct.status, 4, direct.stderr)
+        XCTAssertTrue(direct.stderr.contains("is tdl's own"), direct.stderr)
+        let link = work.file("link-to-home")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: home.path)
+        XCTAssertEqual(try tdl(["get", "-q", "-d", link + "/sub", hostile]).status, 4, "a link to the home, or a folder in it, is the home")
+        let input = work.file("dir.txt")
+        try "\(hostile)\n  dir=\(home.path)\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let added = try tdl(["add", "-i", input])
+        XCTAssertNotEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stderr.contains("is tdl's own"), added.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.file("session.sqlite-journal")))
+        XCTAssertEqual(try server.requests(to: "/file/j.bin").total, 0)
+    }
+
+    /// A rollback journal made from another session, planted beside this one: SQLite would
+    /// play it back on open (the header's WAL mode is read only afterwards) and the session
+    /// would become the planter's, with its /bin/sh hook. tdl moves it aside unread.
+    func testAPlantedJournalNeverReplacesTheSession() throws {
+        let theirs = TemporaryDirectory()
+        XCTAssertEqual(try tdl(["add", "-d", downloads.path, "http://127.0.0.1:1/mine.bin"]).status, 0)
+        XCTAssertEqual(try Processes.tdl(["add", "-d", downloads.path, "http://127.0.0.1:1/theirs.bin"], home: theirs.path).status, 0)
+        let journal = home.file("session.sqlite-journal")
+        let made = try Processes.run(Processes.which("python3") ?? "/usr/bin/python3",
+                                     [Processes.packageRoot + "/Tests/Support/hot_journal.py", theirs.file("session.sqlite"), journal])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let listed = try tdl(["list"])
+        XCTAssertEqual(listed.status, 5, "a command that only reads refuses, and changes nothing: \(listed.stderr)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: journal))
+        let added = try tdl(["add", "-d", downloads.path, "http://127.0.0.1:1/more.bin"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stderr.contains("rollback journal tdl did not write"), added.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: journal))
+        let list = try tdl(["list"]).stdout
+        XCTAssertTrue(list.contains("mine.bin") && list.contains("more.bin"), list)
+        XCTAssertFalse(list.contains("theirs.bin"), "the session is still the user's:\n\(list)")
+    }
+
+    /// The session holds passwords, headers and cookies: 0600 in a 0755 home under umask 022.
+    func testTheSessionIsTheOwnersAlone() throws {
+        chmod(home.path, 0o755)
+        let result = try shell("umask 022; \"$TDL_BIN\" add -d '\(downloads.path)' http://127.0.0.1:1/a.bin")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for name in ["session.sqlite", "session.sqlite-wal", "session.sqlite-shm"] {
+            var info = stat()
+            guard stat(home.file(name), &info) == 0 else { XCTAssertNotEqual(name, "session.sqlite"); continue }
+            XCTAssertEqual(info.st_mode & 0o777, 0o600, name)
+        }
+        // A session made by an older tdl (0644) is made the owner's on its next open.
+        chmod(home.file("session.sqlite"), 0o644)
+        XCTAssertEqual(try tdl(["add", "http://127.0.0.1:1/b.bin"]).status, 0)
+        var info = stat()
+        XCTAssertEqual(stat(home.file("session.sqlite"), &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+    }
 }

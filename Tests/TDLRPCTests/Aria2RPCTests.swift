@@ -286,6 +286,22 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertNil(f.manager.task("http://127.0.0.1:1/inj"))
     }
 
+    /// A caller's `dir` in tdl's home (or a link to it) would let a server's name be one of
+    /// the session's files: refused, for a download and for the session's folder.
+    func testTheHomeIsNeverADownloadFolder() throws {
+        let f = RPCFixture()
+        let home = f.folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: f.folder + "/link", withDestinationPath: home)
+        f.manager.reservedFolder = ReservedFolder(home)
+        for dir in [home, home + "/sub", f.folder + "/link"] {
+            XCTAssertEqual(f.errorCode("aria2.addUri", [["http://127.0.0.1:1/j"], ["dir": .string(dir)]]), 1, dir)
+            XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["dir": .string(dir)]]), 1, dir)
+        }
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/j"))
+        XCTAssertNotEqual(f.add("http://127.0.0.1:1/j", ["dir": .string(f.folder + "/elsewhere")]), "")
+    }
+
     func testPurgeAndRemoveDownloadResultForgetStoppedDownloads() {
         let f = RPCFixture(limit: 3)
         let done = f.add("http://127.0.0.1:1/done")
