@@ -101,22 +101,29 @@ final class FileDownload {
         // Every source checks its headers; a session written before they did is checked here.
         if let problem = RequestText.problem(in: job.options, readingCookieFile: false) { return failNow(.badURL(problem)) }
         if segments.contains(where: { $0.written > 0 }) {
+            let found: PartFile.Reopened
             do {
-                part = try PartFile.reopen(directory: job.directory, fileName: fileName)
+                found = try PartFile.reopen(directory: job.directory, fileName: fileName)
             } catch let error as FileError {
                 return failNow(error.reason)
             } catch {
                 return failNow(.unknown("\(error)"))
             }
-            if let part {
-                clampToFile(part.size)
+            switch found {
+            case .opened(let reopened):
+                part = reopened
+                clampToFile(reopened.size)
                 resolved = size != nil
-            } else {
+            case .missing:
                 engine.report(.note(url: url, text: "the partial file was missing: starting from zero", retries: failures))
+                resetToZero()
+            case .foreign(let why):
+                // Left as it is; the next part file takes a free name beside it.
+                engine.report(.note(url: url, text: "\(why), not tdl's: starting from zero under another name", retries: failures))
                 resetToZero()
             }
         } else {
-            if job.partFileIsOurs, let existing = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
+            if job.partFileIsOurs, case .opened(let existing)? = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
                 part = existing
                 truncatePart()
             }

@@ -154,4 +154,27 @@ final class LocalAttackTests: FaultServerTestCase {
         XCTAssertEqual(stat(home.file("session.sqlite"), &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o600)
     }
+
+    // MARK: - Part files
+
+    /// A link planted at `NAME.part` in a shared folder, over the part file of a download cut
+    /// off by kill -9: the next run neither writes into its target nor calls the link done.
+    func testALinkPlantedAtThePartFileIsNeverFollowed() throws {
+        let url = file("shared.bin", size: 300_000, seed: 6) + "&rate=200000"
+        Processes.runAndKill(Processes.tdlBinary, ["get", "-q", "-x", "1", "-d", downloads.path, url],
+                             environment: ["TDL_HOME": home.path], after: 0.8)
+        let part = downloads.file("shared.bin.part"), victim = work.file("victim")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: part), "the kill left a part file")
+        try "precious".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: part)
+        try FileManager.default.createSymbolicLink(atPath: part, withDestinationPath: victim)
+        let again = try tdl(["get", "-x", "1", "-d", downloads.path, url])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious", "the link's target is untouched")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: part), victim, "the link is left as it was")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: downloads.file("shared.bin")))
+        let done = downloads.file("shared (1).bin")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: done)[.type] as? FileAttributeType, .typeRegular)
+        XCTAssertEqual(try Processes.sha256(ofFile: done), try server.sha256(name: "shared.bin", size: 300_000, seed: 6))
+    }
 }
