@@ -177,4 +177,20 @@ final class LocalAttackTests: FaultServerTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: done)[.type] as? FileAttributeType, .typeRegular)
         XCTAssertEqual(try Processes.sha256(ofFile: done), try server.sha256(name: "shared.bin", size: 300_000, seed: 6))
     }
+
+    // MARK: - Text on the terminal
+
+    /// A URL with a right-to-left override reads "evilexe.pdf" on a terminal; `tdl list`,
+    /// `add`'s reply and stderr show it as the screen does, with "?" for each override.
+    func testBidiOverridesNeverReachTheTerminal() throws {
+        let url = "http://127.0.0.1:1/evil\u{202E}fdp.exe\u{2066}x\u{2069}"
+        let added = try tdl(["add", "-d", downloads.path, url])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let got = try tdl(["get", "-d", downloads.path, url])
+        let list = try tdl(["list"])
+        for text in [added.stdout, added.stderr, got.stdout, got.stderr, list.stdout] {
+            XCTAssertFalse(text.unicodeScalars.contains { [0x202E, 0x2066, 0x2069].contains($0.value) }, text)
+        }
+        XCTAssertTrue(list.stdout.contains("http://127.0.0.1:1/evil?fdp.exe?x?"), list.stdout)
+    }
 }
