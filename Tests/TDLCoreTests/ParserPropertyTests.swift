@@ -38,4 +38,12 @@ import Testing
             _ = TerminalText.clean(text)
         }
     }
+
+    @Test func aHeaderValueIsRefusedExactlyWhenItHoldsCRLFOrNUL() async {
+        await propertyCheck(count: 1000, input: Self.anyText) { text in
+            let breaksTheLine = text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+            #expect((RequestText.problem(inValue: text) != nil) == breaksTheLine)
+            if breaksTheLine { #expect(RequestHeader.problem(with: "X-A: " + text) != nil) }
+        }
+    }
 }
