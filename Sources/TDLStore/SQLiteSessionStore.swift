@@ -298,7 +298,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             var snapshot = SessionSnapshot(settings: try SettingsRecord.load(db, session: session))
             try TaskRecord.read(session: session, db: db, second: second, into: &snapshot)
-            for (url, list) in segments { snapshot.setSegments(list, of: url) }
+            for (url, list) in segments { snapshot.setSegments(SavedNumbers.segments(list), of: url) }
             if soleWriter {
                 writtenSegmentCounts = segments.mapValues(\.count)
                 segmentCountsAreComplete = true
