@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // aria2's JSON-RPC (HTTP and WebSocket): small, pure Swift over epoll, no SwiftNIO.
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // Property tests (swift-testing): random text into every parser of outside input.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -53,10 +55,10 @@ let package = Package(
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
         .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
         .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
-        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore"]),
+        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore"]),
+        .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Human sizes in decimal units, as SDE's detail text shows them ("41.6 MB/402.5 MB").
+/// Human sizes in decimal units, as SDE's detail text shows them ("41.6 MB/402.5 MB"); rates
+/// are read in the same units (`RateText`).
 public enum ByteFormat {
     public static func string(_ bytes: Int64) -> String {
         var text: [UInt8] = []
@@ -56,19 +57,5 @@ public enum ByteFormat {
         let h = total / 3600, m = (total % 3600) / 60, s = total % 60
         let mm = m < 10 ? "0\(m)" : "\(m)", ss = s < 10 ? "0\(s)" : "\(s)"
         return h > 0 ? "\(h):\(mm):\(ss)" : "\(m):\(ss)"
-    }
-
-    /// Parses "500K", "2M", "1.5G", "800" (bytes per second); nil when malformed.
-    public static func parseRate(_ text: String) -> Int64? {
-        var s = text.trimmingCharacters(in: .whitespaces).uppercased()
-        if s.hasSuffix("/S") { s.removeLast(2) }
-        if s.hasSuffix("B") { s.removeLast() }
-        var multiplier: Double = 1
-        if let last = s.last, let m = ["K": 1024.0, "M": 1_048_576.0, "G": 1_073_741_824.0][String(last)] {
-            multiplier = m
-            s.removeLast()
-        }
-        guard let number = Double(s), number >= 0, number.isFinite else { return nil }
-        return Int64(number * multiplier)
     }
 }

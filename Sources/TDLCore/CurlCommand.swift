@@ -14,12 +14,14 @@ public struct CurlCommand: Equatable, Sendable {
         case unbalancedQuote
         case noURL
         case missingValue(String)
+        case unsafe(String)
         public var description: String {
             switch self {
             case .notCurl: return "not a curl command (it starts with curl)"
             case .unbalancedQuote: return "a quote is not closed"
             case .noURL: return "the curl command has no URL"
             case .missingValue(let option): return "\(option) needs a value"
+            case .unsafe(let problem): return problem
             }
         }
     }
@@ -138,6 +140,7 @@ public struct CurlCommand: Equatable, Sendable {
         guard var url else { throw Problem.noURL }
         if !cookies.isEmpty { headers.append("Cookie: " + cookies.joined(separator: "; ")) }
         if !headers.isEmpty { options.headers = headers }
+        if let problem = RequestText.problem(in: options) { throw Problem.unsafe(problem) }
         if let user { url = withCredentials(url, user) }
         return CurlCommand(request: DownloadRequest(url: url, options: options), notApplied: notApplied)
     }

@@ -15,6 +15,8 @@ public final class DownloadManager {
     public var defaultDirectory: String
     /// SDE's downloadNewFileImmediately: new tasks start (or queue) at once when true.
     public var downloadNewFileImmediately = true
+    /// The tdl home: no download is added into it (see `ReservedFolder`).
+    public var reservedFolder: ReservedFolder?
     /// Injected for tests: the time used for add times, sectioning and speed.
     public var clock: () -> Date = Date.init
     /// Who hears of every change (the screen, `tdl get`, the hooks), on the loop thread, in
@@ -371,6 +373,10 @@ public final class DownloadManager {
                 }
                 options.fileName = safe
             }
+            if let problem = folderProblem(options.directory ?? downloadDirectory) {
+                result.rejected.append(.init(url: url, reason: problem))
+                continue
+            }
             if !batch.seen.insert(url).inserted {
                 result.existing.append(url)
                 result.duplicates.append(.init(url: url, reason: "repeated in this batch"))
@@ -685,6 +691,9 @@ extension DownloadManager {
         settings.downloadDirectory = path
         markSettingsDirty()
     }
+
+    /// Nil when downloads may be saved in `folder`; else why not.
+    public func folderProblem(_ folder: String) -> String? { reservedFolder?.problem(with: folder) }
 
     /// Where a new download goes when the call names no folder.
     public var downloadDirectory: String { settings.downloadDirectory ?? defaultDirectory }

@@ -13,10 +13,8 @@ public enum FileNameSanitizer {
         let lastPart = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for scalar in lastPart.unicodeScalars {
-            let v = scalar.value
-            if v < 0x20 || (v >= 0x7F && v < 0xA0) || v == 0x2028 || v == 0x2029 || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069) {
-                continue  // control characters and bidi overrides must not reach a terminal or a path
-            }
+            // What the terminal sanitizer would show as "?" is dropped from a name altogether.
+            if TerminalText.isUnsafe(scalar) { continue }
             scalars.append(scalar)
         }
         var name = String(String(scalars).trimmingWhitespace())

@@ -13,9 +13,7 @@ public enum RequestHeader {
             || tokenCharacters.unicodeScalars.contains($0)) }) else {
             return "\"\(name)\" is not a header name"
         }
-        if line.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0.value == 0 }) {
-            return "a header is one line"
-        }
+        if let problem = RequestText.problem(inValue: line) { return problem }
         if reserved.contains(name.lowercased()) { return "tdl sets \(name) itself" }
         return nil
     }

@@ -6,6 +6,8 @@ public struct SessionSettings: Equatable, Sendable {
     public var sectioning = SectioningOptions()
     public var hiddenFileExtension = false
     public var maxDownloadCount = 3
+    /// The most downloads at once a command, a key or a caller may ask for.
+    public static let largestDownloadCount = 10_000
     public var isTrashOpened = true
     public var downloadDirectory: String?
     public var globalRateLimit: Int64?

@@ -353,7 +353,7 @@ public final class Aria2RPC {
         let keys = try keys(p, at: 2)
         var picked: [String] = []
         if offset >= 0 {
-            if offset < list.count { picked = Array(list[offset ..< min(list.count, offset + num)]) }
+            if offset < list.count { picked = Array(list[offset ..< offset + min(list.count - offset, num)]) }
         } else {
             let start = list.count + offset  // -1 is the last
             if start >= 0 {
@@ -414,6 +414,7 @@ public final class Aria2RPC {
             switch name {
             case "dir":
                 options.directory = try policy.folder(text)
+                if let problem = manager.folderProblem(options.directory!) { throw RPCFault(1, problem) }
             case "out":
                 try policy.check(name: text)
                 options.fileName = text
@@ -426,15 +427,13 @@ public final class Aria2RPC {
                 guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
                 options.connections = n
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "max-download-limit must look like 500K, 2M or 1048576") }
-                options.rateLimit = rate
+                options.rateLimit = try Self.rate(text, for: name)
             case "header":
                 if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
                 options.headers = (options.headers ?? []) + [text]
-            case "user-agent":
-                options.userAgent = text
-            case "referer":
-                options.referer = text
+            case "user-agent", "referer":
+                if let problem = RequestText.problem(inValue: text) { throw RPCFault(1, "\(name): \(problem)") }
+                if name == "referer" { options.referer = text } else { options.userAgent = text }
             case "pause":
                 guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
             case "gid", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",
@@ -506,8 +505,9 @@ public final class Aria2RPC {
         let target: Int
         switch how {
         case "POS_SET": target = pos
-        case "POS_CUR": target = current + pos
-        case "POS_END": target = queue.count - 1 + pos
+        // A position from outside: added with overflow checks, then kept inside the queue by move.
+        case "POS_CUR": target = Self.clampedSum(current, pos)
+        case "POS_END": target = Self.clampedSum(queue.count - 1, pos)
         default: throw RPCFault.badParams
         }
         return .number(Double(move(url, to: target)))
@@ -583,16 +583,19 @@ public final class Aria2RPC {
             guard let text = value.string ?? value.integer.map(String.init) else { throw RPCFault.badParams }
             switch name {
             case "max-concurrent-downloads":
-                guard let n = Int(text), n >= 1 else { throw RPCFault(1, "max-concurrent-downloads must be at least 1") }
+                guard let n = Int(text), (1...SessionSettings.largestDownloadCount).contains(n) else {
+                    throw RPCFault(1, "max-concurrent-downloads must be between 1 and \(SessionSettings.largestDownloadCount)")
+                }
                 changes.append { self.manager.maxDownloadCount = n }
             case "max-overall-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "\(name) must look like 500K, 2M or 1048576") }
+                let rate = try Self.rate(text, for: name)
                 changes.append { self.manager.setGlobalRateLimit(rate > 0 ? rate : nil) }
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(text) else { throw RPCFault(1, "\(name) must look like 500K, 2M or 1048576") }
+                let rate = try Self.rate(text, for: name)
                 changes.append { self.defaultRateLimit = rate > 0 ? rate : nil }
             case "dir":
                 let path = try policy.folder(text)
+                if let problem = manager.folderProblem(path) { throw RPCFault(1, problem) }
                 changes.append { self.manager.setDownloadDirectory(path) }
             case "split", "max-connection-per-server":
                 guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }

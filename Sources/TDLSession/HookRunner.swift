@@ -48,13 +48,15 @@ public final class HookRunner {
         if silenceOutput {
             for fd: Int32 in [1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0) }
         }
-        // tdl ignores SIGXFSZ (a file-size limit fails a download instead); a hook gets the default.
+        // tdl ignores SIGXFSZ (a file-size limit fails a download instead) and SIGPIPE (a closed
+        // pipe ends only its output); a hook gets the defaults.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGXFSZ)
+        sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()

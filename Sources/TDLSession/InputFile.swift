@@ -79,11 +79,10 @@ public struct InputFile {
                 }
                 options.checksum = checksum
             case "max-download-limit":
-                guard let rate = ByteFormat.parseRate(pair[1]) else {
-                    problems.append(at + "max-download-limit must look like 500K, 2M or 1048576")
+                do { options.rateLimit = try RateText.parse(pair[1]) } catch {
+                    problems.append(at + "max-download-limit: \(error)")
                     return
                 }
-                options.rateLimit = rate
             case "split":
                 guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
                     problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")
@@ -96,9 +95,19 @@ public struct InputFile {
                     return
                 }
                 options.headers = (options.headers ?? []) + [pair[1]]
-            case "user-agent": options.userAgent = pair[1]
-            case "referer": options.referer = pair[1]
-            case "load-cookies": options.cookieFile = Paths.absolute(pair[1])
+            case "user-agent", "referer":
+                if let problem = RequestText.problem(inValue: pair[1]) {
+                    problems.append(at + "\(pair[0]): \(problem)")
+                    return
+                }
+                if pair[0] == "referer" { options.referer = pair[1] } else { options.userAgent = pair[1] }
+            case "load-cookies":
+                let path = Paths.absolute(pair[1])
+                if let problem = RequestText.problem(inCookieFile: path) {
+                    problems.append(at + problem)
+                    return
+                }
+                options.cookieFile = path
             default: problems.append(at + "unknown option \"\(pair[0])\"")
             }
             entries[entries.count - 1].options = options

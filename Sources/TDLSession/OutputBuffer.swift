@@ -17,9 +17,12 @@ public struct OutputBuffer {
     /// Writes out what is buffered once it holds `limit` bytes.
     public mutating func flushIfFull() { if bytes.count >= limit { flush() } }
 
+    /// A closed standard output: the caller may stop making lines nobody reads.
+    public var isClosed: Bool { StandardStreams.outputClosed }
+
     public mutating func flush() {
         guard !bytes.isEmpty else { return }
-        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+        StandardStreams.output(bytes)
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -3,45 +3,6 @@ import GRDB
 import GRDBSQLite
 import TDLCore
 
-/// Why a session database could not be used as it is.
-public enum StoreError: Error, CustomStringConvertible {
-    /// The file was damaged; it was moved aside and a fresh one started.
-    case movedAside(original: String, movedTo: String, reason: String)
-    /// The database was written by a newer tdl; nothing was changed.
-    case newerSchema(path: String)
-    /// The file is damaged, and this command changes nothing: it was left where it is.
-    case damaged(path: String, reason: String)
-    /// The file could not be opened or read for a reason that is not damage (a full disk, too
-    /// many open files, no permission, another program writing); it was left as it is.
-    case unusable(path: String, reason: String)
-    /// A commit failed for a reason that is not damage; the changes are kept for the next try.
-    case notSaved(path: String, reason: String)
-    /// A commit found the file damaged (a page that loading does not read, such as an index's).
-    /// The file is marked so that the next tdl to open it moves it aside.
-    case damagedWhileWriting(path: String, reason: String)
-    /// The session's lock file could not be opened or locked.
-    case lockFailed(path: String, reason: String)
-
-    public var description: String {
-        switch self {
-        case let .movedAside(original, movedTo, reason):
-            return "the session database \(original) was damaged (\(reason)); it was moved to \(movedTo) and a fresh session started"
-        case let .newerSchema(path):
-            return "the session database \(path) was written by a newer tdl; update tdl or use another --home"
-        case let .damaged(path, reason):
-            return "the session database \(path) is damaged (\(reason)); it was left as it is, and the next tdl that changes the session moves it aside"
-        case let .unusable(path, reason):
-            return "cannot use the session database \(path): \(reason); it was left as it is"
-        case let .notSaved(path, reason):
-            return "cannot write to the session database \(path): \(reason)"
-        case let .damagedWhileWriting(path, reason):
-            return "the session database \(path) is damaged (\(reason)); changes are no longer saved, and the next tdl moves it aside"
-        case let .lockFailed(path, reason):
-            return "cannot lock the session with \(path): \(reason)"
-        }
-    }
-}
-
 /// The session in one SQLite file (WAL), several sessions side by side by name.
 /// Only what changed is written, in one transaction per commit.
 public final class SQLiteSessionStore: SessionStore {
@@ -70,7 +31,7 @@ public final class SQLiteSessionStore: SessionStore {
         self.soleWriter = soleWriter
         self.readOnly = readOnly
         segmentCountsAreComplete = soleWriter && Self.isNewFile(path)
-        var notice: StoreError?
+        var notice = try SessionFileGuard.setAsideForeignJournal(path, readOnly: readOnly)
         dbQueue = try Self.reported(path) {
             do {
                 return try Self.open(path, writing: !readOnly)
@@ -80,7 +41,7 @@ public final class SQLiteSessionStore: SessionStore {
                 return try Self.open(path)
             }
         }
-        if notice != nil { segmentCountsAreComplete = soleWriter }
+        if case .movedAside? = notice { segmentCountsAreComplete = soleWriter }
         recoveryNotice = notice
     }
 
@@ -162,6 +123,7 @@ public final class SQLiteSessionStore: SessionStore {
         // file cut short by a power failure during its creation is caught below and started
         // afresh.
         let isNew = isNewFile(path)
+        if writing { SessionFileGuard.makeOwnerOnly(path, isNew: isNew) }
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
@@ -293,7 +255,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             var snapshot = SessionSnapshot(settings: try SettingsRecord.load(db, session: session))
             try TaskRecord.read(session: session, db: db, second: second, into: &snapshot)
-            for (url, list) in segments { snapshot.setSegments(list, of: url) }
+            for (url, list) in segments { snapshot.setSegments(SavedNumbers.segments(list), of: url) }
             if soleWriter {
                 writtenSegmentCounts = segments.mapValues(\.count)
                 segmentCountsAreComplete = true

@@ -14,17 +14,19 @@ enum SettingsRecord {
         if let v = values["sectioningFileSize"] { s.sectioning.fileSize = v == "1" }
         if let v = values["sectioningFileName"] { s.sectioning.fileName = v == "1" }
         if let v = values["hiddenFileExtension"] { s.hiddenFileExtension = v == "1" }
-        if let v = values["maxDownloadCount"], let n = Int(v) { s.maxDownloadCount = n }
+        // Numbers read back are held to the ranges tdl writes: a file changed by hand (or by
+        // someone else) makes a setting fall back to its default, never a trap later.
+        if let n = number(values["maxDownloadCount"], 0...SessionSettings.largestDownloadCount) { s.maxDownloadCount = n }
         if let v = values["isTrashOpened"] { s.isTrashOpened = v == "1" }
         s.downloadDirectory = values["downloadDirectory"]
-        s.globalRateLimit = values["globalRateLimit"].flatMap { Int64($0) }
-        if let v = values["connectionsPerDownload"], let n = Int(v) { s.connectionsPerDownload = n }
+        s.globalRateLimit = number(values["globalRateLimit"], 1...Int(RateText.largest)).map(Int64.init)
+        if let n = number(values["connectionsPerDownload"], 1...DownloadOptions.maxConnections) { s.connectionsPerDownload = n }
         if let v = values["resumeInterruptedOnLaunch"] { s.resumeInterruptedOnLaunch = v == "1" }
-        if let v = values["maxRetries"], let n = Int(v) { s.maxRetries = n }
+        if let n = number(values["maxRetries"], 0...100) { s.maxRetries = n }
         if let v = values["endedCleanly"] { s.endedCleanly = v == "1" }
         s.onComplete = values["onComplete"]
         s.onError = values["onError"]
-        if let v = values["rpcListenPort"], let n = Int(v) { s.rpcListenPort = n }
+        if let n = number(values["rpcListenPort"], 1...65_535) { s.rpcListenPort = n }
         if let v = values["rpcListenAll"] { s.rpcListenAll = v == "1" }
         s.rpcSecret = values["rpcSecret"]
         s.rpcAllowOrigins = values["rpcAllowOrigins"].map(lines) ?? []
@@ -35,6 +37,11 @@ enum SettingsRecord {
 
     /// A list kept as one value, a line each.
     static func lines(_ value: String) -> [String] { value.split(separator: "\n").map(String.init) }
+
+    static func number(_ text: String?, _ range: ClosedRange<Int>) -> Int? {
+        guard let text, let n = Int(text), range.contains(n) else { return nil }
+        return n
+    }
 
     /// The arrangement is stored as tdl always stored its sort: `sortType` is "manual" or a sort
     /// key, `sortOrder` a sorted list's order. Sessions from before the arrangement was a type of

@@ -87,14 +87,14 @@ enum TaskRecord {
                                     addTime: Date(timeIntervalSince1970: real(3) ?? 0),
                                     state: state() ?? .paused,
                                     customDisplayName: text(5), mimeType: text(6))
-            task.size = integer(7)
-            task.received = integer(8) ?? 0
+            task.size = SavedNumbers.bytes(integer(7))
+            task.received = SavedNumbers.bytes(integer(8)) ?? 0
             let failure = text(9).map { code in (code: code, shared: failures[code]) }
             task.failReason = failure.map { $0.shared?.failReason ?? FailReason(storageCode: $0.code) }
             task.finalURL = text(10)
             task.etag = text(11)
             task.lastModified = text(12)
-            task.retries = Int(integer(13) ?? 0)
+            task.retries = Int(max(0, min(integer(13) ?? 0, 1_000)))
             task.note = text(14)
             if let json = text(15), let info = try? decoder.decode([String: String].self, from: Data(json.utf8)) {
                 task.metaInfo = info
@@ -105,7 +105,7 @@ enum TaskRecord {
                 task.options = last.options
             } else if let json = text(18) {
                 // A damaged value costs the options of one task, not the session.
-                if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)) {
+                if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)).withinRanges {
                     task.options = options
                     lastOptions = (json, options)
                 } else {

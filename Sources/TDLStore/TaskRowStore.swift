@@ -65,7 +65,7 @@ public final class TaskRowStore: SessionStore {
                     let segments = try Row.fetchAll(segmentQuery, arguments: [session, url]).map {
                         Segment(start: $0[0], end: $0[1], done: $0[2])
                     }
-                    snapshot.setSegments(segments, of: url)
+                    snapshot.setSegments(SavedNumbers.segments(segments), of: url)
                 } }
                 if snapshot.settings.arrangement.isManual {
                     // One section of the loaded tasks: what the manager places goes on top of it,

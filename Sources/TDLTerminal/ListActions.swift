@@ -100,7 +100,7 @@ struct ListActions {
         case .rename: rename()
         case .moreDownloads:
             // No limit (0) stays no limit: one more than unlimited is still unlimited.
-            if manager.maxDownloadCount > 0 { manager.maxDownloadCount += 1 }
+            if manager.maxDownloadCount > 0 { manager.maxDownloadCount = min(manager.maxDownloadCount + 1, SessionSettings.largestDownloadCount) }
             state.say(manager.maxDownloadCount > 0 ? "at most \(manager.maxDownloadCount) at once" : "no limit on downloads at once")
             return [.redraw, .save]
         case .fewerDownloads:

@@ -163,12 +163,13 @@ struct PromptKeys {
             state.filterText = text
             return [.redraw, .rebuildRows]
         case .rateLimit:
-            guard let rate = ByteFormat.parseRate(text) else {
-                state.say("\"\(ScreenText.clean(text))\" is not a rate (try 500K or 2M)", error: true)
+            let rate: Int64
+            do { rate = try RateText.parse(text) } catch {
+                state.say("\(error)", error: true)
                 return .redraw
             }
             manager.setGlobalRateLimit(rate == 0 ? nil : rate)
-            // K and M count 1024s, the list counts 1000s: say it in the user's words, then in the list's.
+            // In the user's words, then in the list's (the same units; "Ki" counts 1024s).
             let typed = ScreenText.clean(text.trimmingCharacters(in: .whitespaces))
             state.say(rate == 0 ? "no rate limit" : "rate limit \(typed) (\(ByteFormat.rate(rate)))")
             return [.redraw, .save]

@@ -60,7 +60,7 @@ final class ScriptRunner {
                     waitUntil = now + (Double(argument) ?? 100) / 1000
                     return nil
                 case "resize":
-                    let numbers = argument.split(separator: "x").compactMap { Int($0) }
+                    let numbers = argument.split(separator: "x").compactMap { Int($0) }.filter { (1...9_999).contains($0) }
                     if numbers.count == 2 { return .resize(columns: numbers[0], rows: numbers[1]) }
                     continue
                 default:

@@ -1,5 +1,6 @@
 import CNcursesw
 import Foundation
+import TDLCore
 
 /// Text that came from outside (names, URLs, errors) as it may appear on screen: no control
 /// characters or escape sequences, cut by display width (wide characters count two columns).
@@ -25,18 +26,7 @@ enum ScreenText {
     }
 
     /// Removes C0/C1 controls (ESC included, so no escape sequence survives) and bidi overrides.
-    static func clean(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            let v = scalar.value
-            if v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069) || v == 0x2028 || v == 0x2029 {
-                scalars.append("?")
-            } else {
-                scalars.append(scalar)
-            }
-        }
-        return String(scalars)
-    }
+    static func clean(_ text: String) -> String { TerminalText.clean(text) }
 
     static func width(of scalar: Unicode.Scalar) -> Int {
         let w = Int(tdl_wcwidth(scalar.value))

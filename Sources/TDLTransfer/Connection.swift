@@ -279,12 +279,19 @@ final class Connection {
     static func contentRangeStart(_ value: String) -> Int64? {
         // "bytes 100-199/1000"
         guard let space = value.firstIndex(of: " "), let dash = value.firstIndex(of: "-") else { return nil }
-        return Int64(value[value.index(after: space)..<dash])
+        return byteCount(value[value.index(after: space)..<dash])
     }
 
     static func contentRangeTotal(_ value: String) -> Int64? {
         guard let slash = value.lastIndex(of: "/") else { return nil }
-        return Int64(value[value.index(after: slash)...])
+        return byteCount(value[value.index(after: slash)...])
+    }
+
+    /// A size or offset a server sent: not negative, and small enough (an exbibyte) that
+    /// offsets added to it stay inside Int64. Anything else is no size at all.
+    static func byteCount<S: StringProtocol>(_ text: S?) -> Int64? {
+        guard let text, let n = Int64(text.trimmingWhitespace()), (0...(1 << 60)).contains(n) else { return nil }
+        return n
     }
 
     static func parseRetryAfter(_ value: String) -> Double? {

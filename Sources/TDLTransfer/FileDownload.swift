@@ -98,23 +98,32 @@ final class FileDownload {
     // MARK: - Starting
 
     func begin() {
+        // Every source checks its headers; a session written before they did is checked here.
+        if let problem = RequestText.problem(in: job.options, readingCookieFile: false) { return failNow(.badURL(problem)) }
         if segments.contains(where: { $0.written > 0 }) {
+            let found: PartFile.Reopened
             do {
-                part = try PartFile.reopen(directory: job.directory, fileName: fileName)
+                found = try PartFile.reopen(directory: job.directory, fileName: fileName)
             } catch let error as FileError {
                 return failNow(error.reason)
             } catch {
                 return failNow(.unknown("\(error)"))
             }
-            if let part {
-                clampToFile(part.size)
+            switch found {
+            case .opened(let reopened):
+                part = reopened
+                clampToFile(reopened.size)
                 resolved = size != nil
-            } else {
+            case .missing:
                 engine.report(.note(url: url, text: "the partial file was missing: starting from zero", retries: failures))
+                resetToZero()
+            case .foreign(let why):
+                // Left as it is; the next part file takes a free name beside it.
+                engine.report(.note(url: url, text: "\(why), not tdl's: starting from zero under another name", retries: failures))
                 resetToZero()
             }
         } else {
-            if job.partFileIsOurs, let existing = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
+            if job.partFileIsOurs, case .opened(let existing)? = try? PartFile.reopen(directory: job.directory, fileName: fileName) {
                 part = existing
                 truncatePart()
             }
@@ -215,7 +224,7 @@ final class FileDownload {
     func mismatch(of connection: Connection) -> String? {
         let headers = connection.headers
         let total = connection.status == 206 ? headers["content-range"].flatMap(Connection.contentRangeTotal)
-            : connection.status == 200 ? headers["content-length"].flatMap { Int64($0) } : nil
+            : connection.status == 200 ? Connection.byteCount(headers["content-length"]) : nil
         if let total, total != size {
             return "another size (\(total) bytes, not \(size.map(String.init) ?? "?"))"
         }
@@ -314,7 +323,7 @@ final class FileDownload {
             if status == 206, let range = headers["content-range"] {
                 size = Connection.contentRangeTotal(range)
             } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
-                size = headers["content-length"].flatMap { Int64($0) } ?? connection.contentLength
+                size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
             } else {
                 size = nil
             }

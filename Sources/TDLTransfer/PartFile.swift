@@ -27,14 +27,43 @@ final class PartFile {
 
     deinit { Glibc.close(fd) }
 
-    /// Opens the part file of an earlier run; nil when it is missing.
-    static func reopen(directory: String, fileName: String) throws -> PartFile? {
-        let fd = Glibc.open(partPath(directory, fileName), O_RDWR | O_CLOEXEC)
+    /// What is found under an earlier run's part-file name.
+    enum Reopened {
+        case opened(PartFile)
+        case missing
+        /// Something tdl did not make: a link, a folder, a device, another user's file. It is
+        /// left untouched; the download starts again under a free name.
+        case foreign(String)
+    }
+
+    /// Opens the part file of an earlier run, never through a symbolic link (in a folder
+    /// others can write, a link planted at `NAME.part` would have tdl write into its target),
+    /// and only when the descriptor is a regular file of this user's.
+    static func reopen(directory: String, fileName: String) throws -> Reopened {
+        let path = partPath(directory, fileName)
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw FileError.from(errno, partPath(directory, fileName))
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .foreign("\(path) is a symbolic link")
+            case EISDIR, ENXIO, EOPNOTSUPP: return .foreign("\(path) is not a regular file")
+            default: throw FileError.from(errno, path)
+            }
         }
-        return PartFile(directory: directory, fileName: fileName, fd: fd)
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
+            let why = info.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "belongs to another user"
+            Glibc.close(fd)
+            return .foreign("\(path) \(why)")
+        }
+        return .opened(PartFile(directory: directory, fileName: fileName, fd: fd))
+    }
+
+    /// The part file's path still names the file this descriptor has open: nothing was
+    /// swapped in under it (a rename moves whatever the path names, a link included).
+    func isStillAtItsPath() -> Bool {
+        var mine = stat(), there = stat()
+        return fstat(fd, &mine) == 0 && lstat(partPath, &there) == 0 && mine.st_dev == there.st_dev && mine.st_ino == there.st_ino
     }
 
     /// Creates a new part file under the first free name: neither `name` nor `name.part` may
@@ -45,7 +74,7 @@ final class PartFile {
                        willCreate: (String) -> Void) throws -> PartFile {
         for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
             willCreate(name)
-            let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
             if errno == EEXIST { continue }
             throw FileError.from(errno, partPath(directory, name))
@@ -110,6 +139,7 @@ final class PartFile {
     /// another must be recorded before the part file may become it (see `rename(to:)`).
     func finish(syncingFile: Bool = true, syncingDirectory: Bool = true) throws -> String {
         if syncingFile && fsync(fd) != 0 { throw FileError.from(errno, partPath) }
+        guard isStillAtItsPath() else { throw FileError.other("\(partPath) was replaced by another file") }
         let target = (directory as NSString).appendingPathComponent(fileName)
         let failure = Self.move(partPath, to: target)
         if failure == EEXIST { throw FileError.nameTaken }
@@ -126,6 +156,7 @@ final class PartFile {
     /// Moves the part file to `name.part` (a free name, already recorded).
     func rename(to name: String) throws {
         let newPath = Self.partPath(directory, name)
+        guard isStillAtItsPath() else { throw FileError.other("\(partPath) was replaced by another file") }
         let failure = Self.move(partPath, to: newPath)
         if failure != 0 { throw failure == EEXIST ? FileError.nameTaken : FileError.from(failure, newPath) }
         fileName = name
@@ -145,7 +176,9 @@ final class PartFile {
             .map { n in n == 0 ? preferredName : FileNameSanitizer.numbered(preferredName, n) }
             .filter { name in
                 let target = (directory as NSString).appendingPathComponent(name)
-                return access(target, F_OK) != 0 && access(partPath(directory, name), F_OK) != 0 && !isTaken(target)
+                // lstat: a link, even one to nothing, takes its name.
+                var info = stat()
+                return lstat(target, &info) != 0 && lstat(partPath(directory, name), &info) != 0 && !isTaken(target)
             }
     }
 

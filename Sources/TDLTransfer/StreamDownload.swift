@@ -170,7 +170,7 @@ public final class StreamDownload {
                 return false
             }
         } else {
-            size = Connection.header(headers["transfer-encoding"], lists: "chunked") ? nil : headers["content-length"].flatMap { Int64($0) }
+            size = Connection.header(headers["transfer-encoding"], lists: "chunked") ? nil : Connection.byteCount(headers["content-length"])
             if let etag = headers["etag"], !etag.hasPrefix("W/") { validator = etag } else { validator = headers["last-modified"] }
         }
         return true

@@ -64,6 +64,6 @@ extension ExitStatus {
 /// Prints the error and exits with its status.
 func fail(with error: Error) -> Never {
     let message = (error as? CLIError)?.description ?? "\(error)"
-    FileHandle.standardError.write(Data(("tdl: " + message + "\n").utf8))
+    StandardStreams.error("tdl: " + message + "\n")
     exit((error as? CLIError)?.exitCode ?? ExitStatus.session)
 }

@@ -63,18 +63,20 @@ struct GetCommand: ParsableCommand {
         guard (1...DownloadOptions.maxConnections).contains(connections) else {
             throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
         }
-        if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1") }
+        if let jobs, !(1...SessionSettings.largestDownloadCount).contains(jobs) {
+            throw ValidationError("-j must be between 1 and \(SessionSettings.largestDownloadCount)")
+        }
         if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
         if let checksum, Checksum(checksum) == nil {
             throw ValidationError("--checksum must look like sha256=<64 hex digits> (md5, sha1, sha256, sha512)")
         }
-        if let limitRate, ByteFormat.parseRate(limitRate) == nil {
-            throw ValidationError("--limit-rate must look like 500K, 2M or 1048576")
+        if let limitRate {
+            do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
         }
-        if let maxDownloadLimit, ByteFormat.parseRate(maxDownloadLimit) == nil {
-            throw ValidationError("--max-download-limit must look like 500K, 2M or 1048576")
+        if let maxDownloadLimit {
+            do { _ = try RateText.parse(maxDownloadLimit) } catch { throw ValidationError("--max-download-limit: \(error)") }
         }
         if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
             throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
@@ -148,7 +150,7 @@ struct GetCommand: ParsableCommand {
         let savedRateLimit = manager.settings.globalRateLimit
         manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
         manager.setConnectionsPerDownload(connections)
-        if let limitRate { manager.setGlobalRateLimit(ByteFormat.parseRate(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
+        if let limitRate { manager.setGlobalRateLimit(RateText.value(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
 
         var requested: [String] = []
         var rejected: [String] = []
@@ -287,12 +289,12 @@ extension GetCommand {
                 guard Date().timeIntervalSince(lastLine) >= (terminal ? 0.5 : 5) else { return }
                 lastLine = Date()
                 let total = size.map { "/" + ByteFormat.string($0) } ?? ""
-                FileHandle.standardError.write(Data(((terminal ? "\r\u{1B}[2K" : "") + "tdl: \(name): \(ByteFormat.string(written))\(total)" + (terminal ? "" : "\n")).utf8))
+                StandardStreams.error((terminal ? "\r\u{1B}[2K" : "") + "tdl: \(name): \(ByteFormat.string(written))\(total)" + (terminal ? "" : "\n"))
             }
             stream.onRetry = { text in warn("\(ScreenSafe.url(url)): \(text)") }
         }
         let failure = stream.run()
-        if terminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if terminal && !quiet { StandardStreams.error("\r\u{1B}[2K") }
         if let failure {
             warn("\(ScreenSafe.url(url)): \(failure.message) (\(stream.written) bytes written)")
             Foundation.exit(ExitStatus.downloadFailed)
@@ -330,7 +332,7 @@ extension GetCommand {
         var given = request.downloadOptions
         given.directory = folder.dir.map(Paths.absolute)
         given.checksum = checksum.flatMap(Checksum.init)
-        given.rateLimit = maxDownloadLimit.flatMap(ByteFormat.parseRate)
+        given.rateLimit = maxDownloadLimit.flatMap(RateText.value)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }
 
@@ -389,5 +391,5 @@ private func hint(for reason: FailReason?) -> String {
 }
 
 func warn(_ text: String) {
-    FileHandle.standardError.write(Data(("tdl: " + ScreenSafe.clean(text) + "\n").utf8))
+    StandardStreams.error("tdl: " + ScreenSafe.clean(text) + "\n")
 }

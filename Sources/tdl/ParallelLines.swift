@@ -48,7 +48,7 @@ struct ParallelLines {
             for ((section, _), piece) in zip(wave, pieces) where piece.lines > 0 {
                 if startedSections.insert(section).inserted { sectionStart(section, &out, &piece.bytes) }
                 out.flush()
-                piece.bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+                StandardStreams.output(piece.bytes)
             }
             next += wave.count
         }

@@ -80,6 +80,6 @@ final class ProgressPrinter {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.error(text)
     }
 }

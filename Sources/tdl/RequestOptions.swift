@@ -40,6 +40,7 @@ struct RequestOptions: ParsableArguments {
         if let loadCookies, !FileManager.default.isReadableFile(atPath: loadCookies) {
             throw ValidationError("--load-cookies: cannot read \(loadCookies)")
         }
+        if let problem = RequestText.problem(in: downloadOptions) { throw ValidationError(problem) }
     }
 
     /// The download `--curl` describes, its files' paths made absolute; what it cannot apply is

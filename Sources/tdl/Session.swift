@@ -65,6 +65,7 @@ final class Session {
         loadedRowsOnly = rows != nil
         manager = DownloadManager(identifier: name, defaultDirectory: Paths.downloads(folder), engine: engine, store: rows ?? store)
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
+        manager.reservedFolder = ReservedFolder(home)
         if let runOnly { manager.runOnly(runOnly) }
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
@@ -77,7 +78,10 @@ final class Session {
         notice = store?.recoveryNotice?.description  // set on open, or when the load found damage
         if downloading { hooks = HookRunner(manager: manager) }
         // -d names the session's download folder from now on.
-        if let folder { manager.setDownloadDirectory(Paths.absolute(folder)) }
+        if let folder {
+            if let problem = manager.folderProblem(Paths.absolute(folder)) { throw CLIError.badDirectory(Paths.absolute(folder), problem) }
+            manager.setDownloadDirectory(Paths.absolute(folder))
+        }
     }
 
     /// The session a full-screen list or `tdl serve` runs, with a folder it can write to; a

@@ -51,6 +51,7 @@ struct TDLCommand: ParsableCommand {
     /// cannot use is bad input (2); an unknown option, command or missing argument is a usage
     /// error (64); an unknown command names the commands instead of printing the list's usage.
     static func main() {
+        StandardStreams.ignoreBrokenPipes()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let names = configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
         if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) {
@@ -58,7 +59,7 @@ struct TDLCommand: ParsableCommand {
             let text = first.contains("://")
                 ? "tdl: \(shown) is not a command: tdl get URL downloads it, tdl add URL queues it"
                 : "tdl: unknown command \"\(shown)\"; the commands are \(names.dropLast().joined(separator: ", ")) (tdl help COMMAND explains one)"
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            StandardStreams.error(text + "\n")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
@@ -67,7 +68,7 @@ struct TDLCommand: ParsableCommand {
         } catch {
             let message = fullMessage(for: error)
             guard exitCode(for: error) == .validationFailure, isBadValue(message) else { exit(withError: error) }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            StandardStreams.error(message + "\n")
             Foundation.exit(ExitStatus.badInput)
         }
     }

@@ -49,7 +49,7 @@ struct UICommand: ParsableCommand {
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]
         if let size = env["TDL_SCRIPT_SIZE"] {
-            let numbers = size.split(separator: "x").compactMap { Int($0) }
+            let numbers = size.split(separator: "x").compactMap { Int($0) }.filter { (1...9_999).contains($0) }
             if numbers.count == 2 { options.headlessSize = (rows: numbers[1], columns: numbers[0]) }
         }
         options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true

@@ -196,7 +196,7 @@ final class Aria2pTests: XCTestCase {
         XCTAssertEqual(heard.filter { $0.hasSuffix("e") }, ["start e", "error e"])
         XCTAssertEqual(heard.filter { $0.hasSuffix("f") }, ["start f", "pause f", "stop f"])
         XCTAssertEqual(report["out"] as? String, "renamed.bin")
-        XCTAssertEqual(report["limit"] as? String, "102400")
+        XCTAssertEqual(report["limit"] as? String, "100000")  // K is 1000 in tdl, as it shows sizes (README, "One unit system")
 
         // What the API saw agrees with tdl list --json.
         let list = try listed()

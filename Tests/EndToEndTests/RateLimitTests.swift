@@ -65,7 +65,7 @@ final class RateLimitTests: XCTestCase {
         let input = inputs.file("urls.txt")
         try "\(Self.nginx.url("free.bin"))\n  max-download-limit=fast\n".write(toFile: input, atomically: true, encoding: .utf8)
         let result = try Processes.tdl(["get", "-q", "-d", downloads.path, "-i", input], home: home.path)
-        XCTAssertTrue(result.stderr.contains("line 2: max-download-limit must look like 500K, 2M or 1048576"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("line 2: max-download-limit: \"fast\" is not a rate: give a number with K, M or G, e.g. 500K, 2M or 1048576"), result.stderr)
         try assertIdentical("free.bin")
     }
 }

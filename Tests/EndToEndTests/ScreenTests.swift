@@ -319,9 +319,9 @@ final class ScreenTests: XCTestCase {
         let shots = try screens(["L", ":type 500K", ":save", "<Enter>", ":save", "L", ":type fast", "<Enter>", ":save",
                                  "L", ":type 0", "<Enter>", ":save"], home: home, downloads: downloads)
         XCTAssertEqual(message(shots[0]), "Rate limit (e.g. 500K, 2M; 0 = none): 500K", shots[0])
-        XCTAssertEqual(message(shots[1]), "rate limit 500K (512.0 KB/s)", "in the words typed, and the list's units:\n\(shots[1])")
-        XCTAssertTrue(header(shots[1]).hasSuffix("max 3 · ≤ 512.0 KB/s"), "the cap stays in the header:\n\(shots[1])")
-        XCTAssertEqual(message(shots[2]), "\"fast\" is not a rate (try 500K or 2M)", shots[2])
+        XCTAssertEqual(message(shots[1]), "rate limit 500K (500.0 KB/s)", "in the words typed, and the list's units:\n\(shots[1])")
+        XCTAssertTrue(header(shots[1]).hasSuffix("max 3 · ≤ 500.0 KB/s"), "the cap stays in the header:\n\(shots[1])")
+        XCTAssertEqual(message(shots[2]), "\"fast\" is not a rate: give a number with K, M or G, e.g. 500K, 2M or 1048576", shots[2])
         XCTAssertEqual(message(shots[3]), "no rate limit", shots[3])
         XCTAssertTrue(header(shots[3]).hasSuffix("max 3"), shots[3])
     }

@@ -110,7 +110,7 @@ final class Aria2RPCTests: XCTestCase {
         let task = f.manager.task("http://127.0.0.1:1/a.bin")!
         XCTAssertEqual(task.fileName, "first.bin")
         XCTAssertEqual(task.options.connections, 4)
-        XCTAssertEqual(task.options.rateLimit, 1 << 20)
+        XCTAssertEqual(task.options.rateLimit, 1_000_000)
 
         // Every field aria2p reads is there, numbers as strings.
         f.engine.resolve("http://127.0.0.1:1/a.bin", name: "first.bin", size: 3_000_000)
@@ -217,9 +217,9 @@ final class Aria2RPCTests: XCTestCase {
         let options = f.result("aria2.getOption", [.string(gid)])
         XCTAssertEqual(options["checksum"]?.string, "sha-256=" + String(repeating: "ab", count: 32))
         XCTAssertEqual(f.result("aria2.changeOption", [.string(gid), ["max-download-limit": "500K"]]), "OK")
-        XCTAssertEqual(f.manager.task(url)?.options.rateLimit, 500 << 10)
-        XCTAssertEqual(f.engine.rateLimits[url], .some(500 << 10))
-        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "512000")
+        XCTAssertEqual(f.manager.task(url)?.options.rateLimit, 500_000)
+        XCTAssertEqual(f.engine.rateLimits[url], .some(500_000))
+        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "500000")
         XCTAssertEqual(f.errorCode("aria2.changeOption", [.string(gid), ["no-such-option": "1"]]), 1)
         XCTAssertEqual(f.errorCode("aria2.addUri", [[.string("http://127.0.0.1:1/x")], ["checksum": "sha-256=zz"]]), 1)
         XCTAssertNil(f.manager.task("http://127.0.0.1:1/x"), "a bad option adds nothing")
@@ -233,18 +233,73 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(f.result("aria2.changeGlobalOption", [["max-concurrent-downloads": "5", "max-overall-download-limit": "2M",
                                                                "max-download-limit": "100K"]]), "OK")
         XCTAssertEqual(f.manager.maxDownloadCount, 5)
-        XCTAssertEqual(f.manager.settings.globalRateLimit, 2 << 20)
+        XCTAssertEqual(f.manager.settings.globalRateLimit, 2_000_000)
         let global = f.result("aria2.getGlobalOption")
         XCTAssertEqual(global["max-concurrent-downloads"], "5")
-        XCTAssertEqual(global["max-overall-download-limit"], "2097152")
-        XCTAssertEqual(global["max-download-limit"], "102400")
+        XCTAssertEqual(global["max-overall-download-limit"], "2000000")
+        XCTAssertEqual(global["max-download-limit"], "100000")
         // The run's max-download-limit is what a new download gets.
         let gid = f.add("http://127.0.0.1:1/limited")
-        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "102400")
+        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["max-download-limit"], "100000")
         // Nothing applies when one value is wrong.
         XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["max-concurrent-downloads": "9", "max-overall-download-limit": "fast"]]), 1)
         XCTAssertEqual(f.manager.maxDownloadCount, 5)
         XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["rpc-secret": "x"]]), 1)
+    }
+
+    /// One value from a caller used to end `tdl serve` (an overflow trap in the rate parser);
+    /// every number is now an error answer, and nothing applies.
+    func testNumbersOutOfRangeAreErrorsNotTraps() {
+        let f = RPCFixture()
+        for (name, value) in [("max-overall-download-limit", "99999999999G"), ("max-download-limit", "9223372036854775807"),
+                              ("max-overall-download-limit", "0.0001K"), ("max-concurrent-downloads", "99999999999999999999"),
+                              ("split", "-9223372036854775808"), ("max-connection-per-server", "1e400")] {
+            let answer = f.response("aria2.changeGlobalOption", [[name: .string(value)]])
+            XCTAssertEqual(answer["error"]?["code"]?.integer, 1, "\(name)=\(value): \(answer.text)")
+        }
+        XCTAssertTrue(f.response("aria2.changeGlobalOption", [["max-overall-download-limit": "99999999999G"]])["error"]?["message"]?
+            .string?.contains("too large") ?? false)
+        XCTAssertNil(f.manager.settings.globalRateLimit)
+        XCTAssertEqual(f.errorCode("aria2.addUri", [["http://127.0.0.1:1/x"], ["max-download-limit": "99999999999G"]]), 1)
+        // Positions and counts at the ends of Int: kept inside the queue, never added past it.
+        for name in ["a", "b", "c"] { _ = f.add("http://127.0.0.1:1/\(name)") }
+        let first = f.add("http://127.0.0.1:1/d")  // waiting: two run at once
+        let most = JSON.string(String(Int.max)), least = JSON.string(String(Int.min))
+        for how: JSON in ["POS_CUR", "POS_END", "POS_SET"] {
+            XCTAssertNotNil(f.response("aria2.changePosition", [.string(first), most, how])["result"], "\(how)")
+            XCTAssertNotNil(f.response("aria2.changePosition", [.string(first), least, how])["result"], "\(how)")
+        }
+        XCTAssertNotNil(f.response("aria2.tellWaiting", [1, most])["result"])
+        XCTAssertNotNil(f.response("aria2.tellWaiting", [least, most])["result"])
+        XCTAssertNotNil(f.response("aria2.tellStopped", [1, most])["result"])
+    }
+
+    /// A caller's agent, referer or header with CR, LF or NUL would add headers of its own.
+    func testHeaderInjectionIsRefused() {
+        let f = RPCFixture()
+        for options: JSON in [["user-agent": "a\r\nX-Injected: 1"], ["referer": "http://a/\nX-Injected: 1"],
+                              ["header": ["X-A: 1\r\nX-Injected: 1"]], ["header": "X-A: 1\u{0}"]] {
+            let answer = f.response("aria2.addUri", [["http://127.0.0.1:1/inj"], options])
+            XCTAssertEqual(answer["error"]?["code"]?.integer, 1, answer.text)
+            XCTAssertTrue(answer["error"]?["message"]?.string?.contains("CR, LF and NUL are refused") ?? false, answer.text)
+        }
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/inj"))
+    }
+
+    /// A caller's `dir` in tdl's home (or a link to it) would let a server's name be one of
+    /// the session's files: refused, for a download and for the session's folder.
+    func testTheHomeIsNeverADownloadFolder() throws {
+        let f = RPCFixture()
+        let home = f.folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: f.folder + "/link", withDestinationPath: home)
+        f.manager.reservedFolder = ReservedFolder(home)
+        for dir in [home, home + "/sub", f.folder + "/link"] {
+            XCTAssertEqual(f.errorCode("aria2.addUri", [["http://127.0.0.1:1/j"], ["dir": .string(dir)]]), 1, dir)
+            XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["dir": .string(dir)]]), 1, dir)
+        }
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/j"))
+        XCTAssertNotEqual(f.add("http://127.0.0.1:1/j", ["dir": .string(f.folder + "/elsewhere")]), "")
     }
 
     func testPurgeAndRemoveDownloadResultForgetStoppedDownloads() {

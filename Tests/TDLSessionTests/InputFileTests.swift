@@ -58,7 +58,7 @@ final class InputFileTests: XCTestCase {
         XCTAssertEqual(input.entries.map(\.url), ["https://a.example/one.iso", "https://a.example/two.iso"])
         XCTAssertEqual(input.entries[0].options, DownloadOptions(
             directory: "/srv/isos", fileName: "first.iso", checksum: Checksum("sha256=" + String(repeating: "ab", count: 32)),
-            rateLimit: 500 * 1024, connections: 4))
+            rateLimit: 500_000, connections: 4))
         XCTAssertEqual(input.entries[1].options, DownloadOptions())
     }
 
@@ -108,7 +108,7 @@ final class InputFileTests: XCTestCase {
             "line 1: an option line with no URL above it",
             "line 3: unknown option \"colour\"",
             "line 4: expected key=value, got \"no-equals-sign\"",
-            "line 5: max-download-limit must look like 500K, 2M or 1048576",
+            "line 5: max-download-limit: \"fast\" is not a rate: give a number with K, M or G, e.g. 500K, 2M or 1048576",
             "line 6: split must be a number of connections from 1 to 32",
             "line 9: checksum must look like \(Checksum.expectedForm); https://a.example/2 is left out",
         ])

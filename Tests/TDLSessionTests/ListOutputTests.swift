@@ -25,10 +25,13 @@ final class ListOutputTests: XCTestCase {
     func testCleaningReplacesControlCharactersOnly() {
         for text in Self.texts {
             let expected = String(String.UnicodeScalarView(text.unicodeScalars.map { s in
-                (s.value < 0x20 && s != "\t") || (s.value >= 0x7F && s.value < 0xA0) ? "?" : s
+                s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0) || (0x2028...0x202E).contains(s.value)
+                    || (0x2066...0x2069).contains(s.value) ? "?" : s
             }))
             XCTAssertEqual(ScreenSafe.clean(text), expected, "for \(text.debugDescription)")
         }
-        XCTAssertEqual(ScreenSafe.clean("a\u{1B}[31mb\u{85}c\td"), "a?[31mb?c\td")
+        // A tab would move tdl list's columns; bidi overrides would make a name read backwards.
+        XCTAssertEqual(ScreenSafe.clean("a\u{1B}[31mb\u{85}c\td"), "a?[31mb?c?d")
+        XCTAssertEqual(ScreenSafe.clean("evil\u{202E}fdp.exe \u{2066}x\u{2069} \u{2028}"), "evil?fdp.exe ?x? ?")
     }
 }

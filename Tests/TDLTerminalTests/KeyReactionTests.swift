@@ -210,13 +210,13 @@ final class KeyReactionTests: XCTestCase {
         screen.press("L")
         screen.type("fast")
         XCTAssertEqual(screen.press("Enter"), .redraw)
-        XCTAssertEqual(screen.state.message, "\"fast\" is not a rate (try 500K or 2M)")
+        XCTAssertEqual(screen.state.message, "\"fast\" is not a rate: give a number with K, M or G, e.g. 500K, 2M or 1048576")
         XCTAssertTrue(screen.state.messageIsError)
         screen.press("L")
         screen.type("2M")
         XCTAssertEqual(screen.press("Enter"), [.redraw, .save])
         XCTAssertFalse(screen.state.messageIsError)
-        XCTAssertEqual(screen.manager.settings.globalRateLimit, 2 * 1024 * 1024)
+        XCTAssertEqual(screen.manager.settings.globalRateLimit, 2_000_000)
     }
 
     // MARK: - Text views
