@@ -134,11 +134,13 @@ public enum ControlActions {
             reply.status = ExitStatus.badInput
         }
         reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
-        for url in result.added { reply.lines.append(addedLine(url)) }
+        // Not one "added" without the commit that adds.
+        if manager.lastError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
         for again in result.duplicates { reply.lines.append(existingLine(again)) }
         if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
         if let saveError = manager.lastError {
             reply.problems.append(saveError)
+            if !result.added.isEmpty { reply.problems.append("\(countOf(result.added.count)) not added: the session could not be saved") }
             reply.status = ExitStatus.session
         }
         return reply

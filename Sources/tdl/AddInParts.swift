@@ -112,7 +112,8 @@ struct PartsReply {
     private var status = ExitStatus.ok
 
     mutating func take(_ result: AddResult, saveError: String?) {
-        for url in result.added {
+        // Not one "added" without the commit that adds.
+        for url in result.added where saveError == nil {
             out.append(ControlActions.addedLine(url))
             out.append("\n")
             out.flushIfFull()

@@ -142,13 +142,10 @@ struct GetCommand: ParsableCommand {
         if let notice = session.notice { warn(notice) }
         let manager = session.manager
         hookOptions.save(into: manager)
-        let savedLimit = manager.maxDownloadCount
-        let savedConnections = manager.settings.connectionsPerDownload
-        // Like -j and -x, --limit-rate is for this run: the next tdl is not capped by surprise.
-        let savedRateLimit = manager.settings.globalRateLimit
-        manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
-        manager.setConnectionsPerDownload(connections)
-        if let limitRate { manager.setGlobalRateLimit(ByteFormat.parseRate(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
+        // -j, -x and --limit-rate are this run's, never saved: a run that is killed leaves the
+        // session's own settings, and the next tdl is not capped by surprise.
+        manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,
+                                       globalRateLimit: limitRate.map { ByteFormat.parseRate($0).flatMap { $0 > 0 ? $0 : nil } }))
 
         var requested: [String] = []
         var rejected: [String] = []
@@ -202,7 +199,9 @@ struct GetCommand: ParsableCommand {
             }
             return reply
         }
-        loop.run(while: { !unsettled.isEmpty }) { _ in
+        // A session that cannot be written ends the run (exit 5): nothing more may start, and
+        // the shutdown stops what runs at its last durable checkpoint, for the next run.
+        loop.run(while: { !unsettled.isEmpty && !manager.isUnsaved }) { _ in
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
@@ -218,14 +217,18 @@ struct GetCommand: ParsableCommand {
         }
         manager.stopObserving(observer)
         progress.finish()
-        manager.maxDownloadCount = savedLimit
-        manager.setConnectionsPerDownload(savedConnections)
-        if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
         session.control?.shutDown()
         if loop.interruption != nil {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)
+        }
+        // Files that arrived are whole either way; the session that should remember them is not.
+        // What did not finish waits, with its recorded name and bytes, for the same command.
+        if let saveError = manager.lastError {
+            if saveError != shownSaveError { warn(saveError) }
+            warn("nothing more was started: run the same command again once the session can be saved")
+            Foundation.exit(ExitStatus.session)
         }
         var failed = false
         for url in requested {
@@ -247,11 +250,6 @@ struct GetCommand: ParsableCommand {
                 let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
                 warn("\(ScreenSafe.url(url)): \(why)\(hint(for: task.failReason))")
             }
-        }
-        // Files that arrived are whole either way; the session that should remember them is not.
-        if let saveError = manager.lastError {
-            if saveError != shownSaveError { warn(saveError) }
-            Foundation.exit(ExitStatus.session)
         }
         if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
         if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }

@@ -6,6 +6,7 @@ import XCTest
 /// play the server's answers.
 final class FakeEngine: TransferEngine {
     var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    var isRecorded: ((_ url: String) -> Bool)?
     var onEvent: ((TransferEvent) -> Void)?
     private(set) var started: [String] = []
     private(set) var stopped: [String] = []
