@@ -51,6 +51,10 @@ struct TDLCommand: ParsableCommand {
     /// cannot use is bad input (2); an unknown option, command or missing argument is a usage
     /// error (64); an unknown command names the commands instead of printing the list's usage.
     static func main() {
+        if let invalid = ArgumentBytes.firstInvalid() {
+            FileHandle.standardError.write(Data("tdl: \(invalid) is not valid UTF-8\n".utf8))
+            Foundation.exit(ExitStatus.badInput)
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         let names = configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
         if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) {
