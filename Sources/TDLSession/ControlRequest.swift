@@ -160,7 +160,9 @@ public enum ControlActions {
         case .resume: states = [.paused, .stopped, .failed]
         default: return []
         }
-        return manager.unfinishedList.filter { manager.state(of: $0).map(states.contains) == true }
+        // The oldest first, as the screen's R and the waiting queue start them: the first
+        // free slot goes to the download asked for first.
+        return manager.unfinishedList.reversed().filter { manager.state(of: $0).map(states.contains) == true }
     }
 
     public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {

@@ -83,7 +83,8 @@ struct GetCommand: ParsableCommand {
             throw ValidationError("--checksum-file: cannot read \(checksumFile)")
         }
         if urls.isEmpty && inputFile == nil && !all && request.curl == nil {
-            throw ValidationError("give at least one URL, -i FILE, --curl or --all")
+            // A usage error (64, as the help says), not a bad value.
+            throw ValidationError("Missing expected argument: give at least one URL, -i FILE, --curl or --all")
         }
     }
 

@@ -65,6 +65,12 @@ struct TDLCommand: ParsableCommand {
             FileHandle.standardError.write(Data((text + "\n").utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
+        // `tdl help nosuch` printed the list's help and exited 0, as if it had helped.
+        if arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-"), !names.contains(arguments[1]) {
+            let shown = ScreenSafe.clean(arguments[1])
+            FileHandle.standardError.write(Data("tdl: no help for \"\(shown)\": it is not a command; the commands are \(names.dropLast().joined(separator: ", "))\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
