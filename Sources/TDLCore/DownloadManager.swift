@@ -361,7 +361,7 @@ public final class DownloadManager {
         var newTasks: [DownloadTask] = []
         newTasks.reserveCapacity(requests.count)
         for request in requests {
-            let url = String(request.url.trimmingWhitespace())
+            let url = URLIdentity.normalized(String(request.url.trimmingWhitespace()))
             var options = request.options
             if let problem = URLCheck.problem(with: url) {
                 result.rejected.append(.init(url: url, reason: problem))

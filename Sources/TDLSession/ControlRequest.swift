@@ -65,7 +65,8 @@ public enum ControlActions {
             return add(items, on: manager)
         }
         var reply = ControlReply()
-        var urls = request.items.map(\.url)
+        // Spelled as the session spells it (see `URLIdentity`), as `add` does.
+        var urls = request.items.map { URLIdentity.normalized($0.url) }
         if request.all == true {
             urls += everyTask(request.command, in: manager)
             if urls.isEmpty {

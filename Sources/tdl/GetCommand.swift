@@ -192,11 +192,11 @@ struct GetCommand: ParsableCommand {
         let loop = SessionLoop(manager: manager, control: session.control)
         loop.handle = { request in
             // What another tdl hands over runs here too, beside what this one was given.
-            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map(\.url)) }
+            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map { URLIdentity.normalized($0.url) }) }
             let reply = ControlActions.perform(request, on: manager)
             // URLs handed over by another tdl are downloaded before this one exits.
             if request.command == .add || request.command == .resume {
-                unsettled.formUnion(request.items.map(\.url).filter(isPending))
+                unsettled.formUnion(request.items.map { URLIdentity.normalized($0.url) }.filter(isPending))
             }
             return reply
         }

@@ -43,6 +43,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try tdl(["help", "get"]).status, 0)
     }
 
+    /// `HTTP://HOST/x`, a default port or a `#fragment` name the download `http://host/x` is.
+    func testSpellingsOfOneURLAreOneDownload() throws {
+        XCTAssertEqual(try tdl(["add", "HTTP://127.0.0.1:9/One.bin"]).status, 0)
+        let again = try tdl(["add", "http://127.0.0.1:9/One.bin#section"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(again.stdout.contains("added"), again.stdout)
+        let pause = try tdl(["pause", "Http://127.0.0.1:9/One.bin"])
+        XCTAssertEqual(pause.status, 0, pause.stderr)
+        let list = try tdl(["list"])
+        XCTAssertEqual(list.stdout.split(separator: "\n").count, 1, list.stdout)
+        XCTAssertTrue(list.stdout.contains("\thttp://127.0.0.1:9/One.bin\n"), list.stdout)
+    }
+
     func testEachCommandsHelpListsOnlyWhatAppliesToIt() throws {
         let pause = try tdl(["pause", "--help"]).stdout
         XCTAssertFalse(pause.contains("--dir"), pause)
