@@ -206,6 +206,7 @@ struct GetCommand: ParsableCommand {
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
+            session.hooks?.takeProblems().forEach(warn)
             // Said when it starts, not only at the end: a long run may be saving nothing.
             if manager.lastError != shownSaveError {
                 shownSaveError = manager.lastError
@@ -220,6 +221,9 @@ struct GetCommand: ParsableCommand {
         progress.finish()
         manager.shutdown()
         session.control?.shutDown()
+        // How the last hooks ended is said before the run ends, not lost with it.
+        if session.hooks?.waitForRunning(upTo: 10) == false { warn("hooks still running are left to finish on their own") }
+        session.hooks?.takeProblems().forEach(warn)
         if loop.interruption != nil {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)

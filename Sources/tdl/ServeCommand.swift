@@ -51,7 +51,7 @@ struct ServeCommand: ParsableCommand {
         var shownSaveError: String?
         loop.run(while: { server.rpc.shutdownRequested == nil }, watching: { server.watched }) { turn in
             server.serve()
-            for note in turn.notes { warn(note) }
+            for note in turn.notes + (session.hooks?.takeProblems() ?? []) { warn(note) }
             if manager.lastError != shownSaveError {
                 shownSaveError = manager.lastError
                 if let shownSaveError { warn(shownSaveError) }

@@ -41,7 +41,8 @@ struct UICommand: ParsableCommand {
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
                 rpcServer?.serve()
-                return (turn.ready, turn.notes)
+                // A hook that could not run or failed goes to the message line and the log.
+                return (turn.ready, turn.notes + (session.hooks?.takeProblems() ?? []))
             },
             interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil }
         )
