@@ -367,6 +367,10 @@ public final class DownloadManager {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
+            if let refusal = placeInSubfolder(&options) {
+                result.rejected.append(.init(url: url, reason: refusal))
+                continue
+            }
             if let name = options.fileName {
                 // A name from a user or a script is as untrusted as a server's.
                 guard let safe = FileNameSanitizer.sanitize(name) else {
