@@ -44,9 +44,11 @@ final class ControlActionsTests: XCTestCase {
 
     func testAFileNameWithNothingUsableIsRefusedWithItsURL() {
         let reply = ControlActions.perform(ControlRequest(command: .add, items: [
-            DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "../..")),
+            DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "..")),
+            DownloadRequest(url: url("b"), options: DownloadOptions(fileName: "../..")),
         ]), on: manager)
-        XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it"])
+        XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it",
+                                        url("b") + ": the file name ../..: \"..\" would leave the download folder"])
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertNil(manager.task(url("a")))
     }
