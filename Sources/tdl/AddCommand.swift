@@ -21,7 +21,7 @@ struct AddCommand: ParsableCommand {
     @Argument(help: "URLs to add.")
     var urls: [String] = []
 
-    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input).", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input); lines of at most 64 KiB.", valueName: "file"))
     var inputFile: String?
 
     func validate() throws {

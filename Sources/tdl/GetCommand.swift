@@ -26,16 +26,16 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "URLs to download.")
     var urls: [String] = []
 
-    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style; lines of at most 64 KiB.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name; - writes its bytes to standard output.", valueName: "name"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name (sub/name: in sub under the folder, made if missing; no ..); - writes its bytes to standard output.", valueName: "name"))
     var output: String?
 
-    @Option(name: .customShort("j"), help: "Downloads at the same time.")
+    @Option(name: .customShort("j"), help: "Downloads at the same time, for this run (the session keeps its own).")
     var jobs: Int?
 
-    @Option(name: .customShort("x"), help: "Connections per file (1-32).")
+    @Option(name: .customShort("x"), help: "Connections per file (1-32), for this run.")
     var connections: Int = 8
 
     @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M.", valueName: "rate"))
