@@ -53,6 +53,7 @@ struct ServeCommand: ParsableCommand {
             server.serve()
             for note in turn.notes + (session.hooks?.takeProblems() ?? []) { warn(note) }
             if manager.lastError != shownSaveError {
+                if shownSaveError != nil && manager.lastError == nil { warn("the session is saved again; downloads go on") }
                 shownSaveError = manager.lastError
                 if let shownSaveError { warn(shownSaveError) }
             }

@@ -85,4 +85,36 @@ final class FullHomeTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("added=0\nfirst=5\n"), "no added line, exit 5: " + text)
         XCTAssertTrue(run.stdout.contains("added=\(Self.count)\nsecond=0\n"), "every URL added once there is room: " + text)
     }
+
+    /// The full-screen list on a full home: 200 URLs pasted wait, none starts, the message
+    /// line says why; once there is room they all download under their own names.
+    func testTheScreenHoldsStillUntilTheSessionCanBeSaved() throws {
+        let unshare = try unshare()
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory("tdl-screen")
+        let urls = (1...Self.count).map { Self.nginx.url("f\($0).bin") }
+        try ["a", ":paste " + urls.joined(separator: "\\n"), "<Enter>", ":sleep 1500", ":save-display \(work.file("held.txt"))",
+             ":sleep 2000", ":wait-idle 60", ":save-display \(work.file("done.txt"))", "q"]
+            .joined(separator: "\n").write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        let script = """
+            mount -t tmpfs -o size=16m tdl-test "$1" || exit 99
+            export TDL_HOME="$1"
+            "$2" add http://127.0.0.1:9/x.bin >/dev/null && "$2" rm --purge http://127.0.0.1:9/x.bin >/dev/null || exit 98
+            dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null; rm "$1/filler"
+            dd if=/dev/zero of="$1/filler" bs=4k count=$(( $(df -k --output=avail "$1" | tail -1) / 4 - 30 )) 2>/dev/null
+            (sleep 2.5; rm "$1/filler") &
+            TDL_SCRIPT="$4/script" TDL_SCRIPT_SIZE=100x20 NO_COLOR=1 LC_ALL=C.UTF-8 "$2" -d "$3"; echo "screen=$?"
+            wait
+            echo "files: $(ls "$3" | grep -c '\\.bin$'), copies: $(ls "$3" | grep -c ' (1)'), parts: $(ls "$3" | grep -c part)"
+            """
+        let run = try Processes.run(unshare, ["--user", "--map-root-user", "--mount", "sh", "-c", script, "sh", home.path,
+                                              Processes.tdlBinary, downloads.path, work.path], timeout: 120)
+        let text = run.stdout + run.stderr
+        XCTAssertTrue(run.stdout.contains("screen=0\n"), text)
+        XCTAssertTrue(run.stdout.contains("files: \(Self.count), copies: 0, parts: 0"), text)
+        let held = try String(contentsOfFile: work.file("held.txt"), encoding: .utf8)
+        XCTAssertTrue(held.contains("could not save the session"), held)
+        XCTAssertFalse(held.contains("Done"), "nothing finished while the session could not be saved: " + held)
+        let done = try String(contentsOfFile: work.file("done.txt"), encoding: .utf8)
+        XCTAssertTrue(done.contains("\(Self.count) done"), done)
+    }
 }
