@@ -30,6 +30,8 @@ final class InputFileParts {
     private var readToEnd = false
     /// Every line is parsed and its part given out.
     private(set) var finished = false
+    /// Parts given out: an add in parts has committed them.
+    private var partsGiven = 0
 
     init(path: String, partSize: Int = InputFileParts.defaultPartSize) throws {
         self.path = path
@@ -85,7 +87,10 @@ final class InputFileParts {
         closeFile()
         finished = true
         let name = path == "-" ? "standard input" : path
-        return .badArgument("\(name): line \(parser.linesRead + 1) is longer than \(Self.maxLineBytes / 1024) KiB; nothing was added from it")
+        // A file read whole (or within its first part) adds nothing; one added in parts keeps
+        // the parts before the line, as a crash between parts would.
+        let added = partsGiven == 0 ? "nothing was added from it" : "the parts before it were added"
+        return .badArgument("\(name): line \(parser.linesRead + 1) is longer than \(Self.maxLineBytes / 1024) KiB; \(added)")
     }
 
     private func endsPart(before line: ArraySlice<UInt8>) -> Bool {
@@ -93,6 +98,7 @@ final class InputFileParts {
     }
 
     private func take() -> (entries: [DownloadRequest], problems: [String]) {
+        partsGiven += 1
         let problems = parser.problems
         parser.problems = []
         return (parser.takeEntries(), problems)

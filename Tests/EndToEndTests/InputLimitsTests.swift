@@ -33,6 +33,17 @@ final class InputLimitsTests: XCTestCase {
         }
     }
 
+    /// An add in parts keeps what it committed before the line, and says so.
+    func testALongLineInALaterPartSaysThePartsBeforeWereAdded() throws {
+        let file = inputs.file("urls.txt")
+        let good = (1...5).map { "http://127.0.0.1:9/\($0).bin" }.joined(separator: "\n")
+        try (good + "\n" + String(repeating: "y", count: 70_000) + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let add = try Processes.tdl(["add", "-i", file], home: home.path, environment: ["TDL_ADD_PART": "2"])
+        XCTAssertEqual(add.status, 2, add.stderr)
+        XCTAssertTrue(add.stderr.contains("urls.txt: line 6 is longer than 64 KiB; the parts before it were added"), add.stderr)
+        XCTAssertEqual(add.stdout.split(separator: "\n").count, try listed().count, "each URL said added is in the list")
+    }
+
     func testAURLThatIsNotUTF8IsRefusedByLineAndTheRestAdded() throws {
         let file = inputs.file("urls.txt")
         var bytes = Array("http://127.0.0.1:9/a".utf8) + [0xFF] + Array("b.bin\n  out=bad.bin\nhttp://127.0.0.1:9/good.bin\n".utf8)
