@@ -11,13 +11,28 @@ public enum URLIdentity {
 
     public static func normalized(_ text: String) -> String {
         if isNormalPlainURL(text) { return text }
-        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://"),
-              var components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else { return text }
-        components.scheme = scheme
-        if let host = components.percentEncodedHost { components.percentEncodedHost = host.lowercased() }
-        if let port = components.port, defaultPorts[scheme] == port { components.port = nil }
-        components.percentEncodedFragment = nil
-        return components.string ?? text
+        // Cut by hand: rebuilding through `URLComponents` re-encodes what it dislikes in the
+        // path (`%zz` became `%25zz`), which would be another URL.
+        guard let separator = text.range(of: "://") else { return text }
+        let scheme = text[..<separator.lowerBound].lowercased()
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return text }
+        let afterScheme = text[separator.upperBound...]
+        let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
+        let authority = afterScheme[..<authorityEnd]
+        var rest = afterScheme[authorityEnd...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }  // never sent to a server
+        let at = authority.lastIndex(of: "@")
+        let userInfo = at.map { authority[...$0] } ?? ""
+        let hostPort = at.map { authority[authority.index(after: $0)...] } ?? authority
+        // The port follows the last ":" outside an IPv6 literal's brackets.
+        var host = hostPort, port: Substring?
+        if let colon = hostPort.lastIndex(of: ":"), !hostPort[colon...].contains("]") {
+            host = hostPort[..<colon]
+            port = hostPort[hostPort.index(after: colon)...]
+        }
+        var normalized = scheme + "://" + userInfo + host.lowercased()
+        if let port, !(Int(port).map { defaultPorts[scheme] == $0 } ?? false) { normalized += ":" + port }
+        return normalized + rest
     }
 
     /// Nearly every URL: a plain web URL (see `PlainWebURL`, which takes no fragment) whose

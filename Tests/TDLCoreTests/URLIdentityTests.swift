@@ -9,11 +9,13 @@ final class URLIdentityTests: XCTestCase {
         for text in same { XCTAssertEqual(URLIdentity.normalized(text), "http://example.org/a/B.iso", text) }
         XCTAssertEqual(URLIdentity.normalized("https://Example.org:443/x?Q=1#f"), "https://example.org/x?Q=1")
         XCTAssertEqual(URLIdentity.normalized("ftp://HOST:21/f"), "ftp://host/f")
+        XCTAssertEqual(URLIdentity.normalized("HTTP://[FE80::1]:80/x#y"), "http://[fe80::1]/x")
     }
 
     func testWhatAServerTellsApartStays() {
         for text in ["http://example.org/A.iso", "http://example.org:8080/a?B=C", "https://example.org:80/x",
-                     "http://user:Pass@example.org/x", "file:///tmp/X.bin", "http://127.0.0.1:9/a.bin"] {
+                     "http://user:Pass@example.org/x", "file:///tmp/X.bin", "http://127.0.0.1:9/a.bin",
+                     "http://example.org/%zz?%", "http://[::1]:8080/A"] {
             XCTAssertEqual(URLIdentity.normalized(text), text.replacingOccurrences(of: "#", with: ""), text)
         }
     }
