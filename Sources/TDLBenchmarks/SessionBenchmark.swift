@@ -62,6 +62,7 @@ public enum SessionBenchmark {
     final class CheckpointingEngine: TransferEngine {
         var onEvent: ((TransferEvent) -> Void)?
         var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+        var isRecorded: ((_ url: String) -> Bool)?
         func start(_ job: TransferJob) {}
         func stop(url: String) {}
         func liveProgress() -> [String: Int64] { [:] }

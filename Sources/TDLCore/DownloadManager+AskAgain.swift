@@ -121,7 +121,7 @@ extension DownloadManager {
                 return "cannot rename to \(fileName): \(problem)"
             }
             do {
-                try FileManager.default.moveItem(atPath: from, toPath: to)
+                try Self.moveWithoutReplacing(from: from, to: to)
             } catch {
                 tasks[url] = task
                 markDirty(url)

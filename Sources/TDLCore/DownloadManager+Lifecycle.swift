@@ -54,7 +54,7 @@ extension DownloadManager {
         guard let task = tasks[url] else { return }
         live.started(url, at: clock().timeIntervalSinceReferenceDate, received: task.received)
         saves.downloadStarted(url)
-        engine?.start(TransferJob(task: task, connections: settings.connectionsPerDownload, maxRetries: settings.maxRetries))
+        engine?.start(TransferJob(task: task, connections: connectionsPerDownload, maxRetries: settings.maxRetries))
     }
 
     /// The state a launch gives a task read from the session file, by the same table.

@@ -29,6 +29,7 @@ extension DownloadManager {
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
             saves.progressed(url, segments)
+            holdStillIfUnsaved(url)
         case let .note(url, text, retries):
             guard tasks[url] != nil else { return }
             tasks[url]!.note = text
@@ -62,6 +63,7 @@ extension DownloadManager {
             emit(.taskSucceeded(url: url, path: path))
             finishBatch()
         case let .failed(url, reason, segments):
+            if reason == .notRecorded { return holdStillAfterRefusal(url, segments: segments) }
             guard rule(for: url, .transferFailed) != nil else { return }
             tasks[url]!.segments = segments
             tasks[url]!.received = segments.reduce(0) { $0 + $1.done }

@@ -54,6 +54,8 @@ public final class DownloadManager {
     var scheduling = false
     var live = LiveActivity()
     var saves = SaveQueue()
+    /// This run's own limits over the session's (see `RunLimits`).
+    var runLimits = RunLimits()
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?
@@ -69,6 +71,8 @@ public final class DownloadManager {
         list = ListModel(arrangement: settings.arrangement)
         engine?.onEvent = { [weak self] event in self?.handle(event) }
         engine?.isNameTaken = { [weak self] url, path in self?.isNameTaken(path, except: url) ?? false }
+        // `.resolved` is committed before the engine goes on: a failed commit shows here.
+        engine?.isRecorded = { [weak self] _ in self?.isUnsaved == false }
     }
 
     // MARK: - Observers
@@ -166,7 +170,7 @@ public final class DownloadManager {
             markSettingsDirty()
             flush()
         }
-        engine?.setGlobalRateLimit(settings.globalRateLimit)
+        engine?.setGlobalRateLimit(globalRateLimit)
         runningBeforeLoad = runningBefore.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
         if startingDownloads { startLoadedDownloads() }
         return interrupted
@@ -359,10 +363,14 @@ public final class DownloadManager {
         var newTasks: [DownloadTask] = []
         newTasks.reserveCapacity(requests.count)
         for request in requests {
-            let url = String(request.url.trimmingWhitespace())
+            let url = URLIdentity.normalized(String(request.url.trimmingWhitespace()))
             var options = request.options
             if let problem = URLCheck.problem(with: url) {
                 result.rejected.append(.init(url: url, reason: problem))
+                continue
+            }
+            if let refusal = placeInSubfolder(&options) {
+                result.rejected.append(.init(url: url, reason: refusal))
                 continue
             }
             if let name = options.fileName {
@@ -479,7 +487,7 @@ public final class DownloadManager {
         for url in urls {
             if engine != nil && hasFreeSlot {
                 changed += move([url], .start)
-            } else if engine == nil || queueIfFull {
+            } else if engine == nil || queueIfFull || isUnsaved {
                 changed += move([url], .queue)
             }
         }
@@ -529,7 +537,7 @@ public final class DownloadManager {
     // MARK: - All tasks
 
     public func resumeAllTasks(underLimit: Bool = true) {
-        if !underLimit { settings.maxDownloadCount = 0; markSettingsDirty() }
+        if !underLimit { runLimits.maxDownloadCount = nil; settings.maxDownloadCount = 0; markSettingsDirty() }
         move(listedTasksByAddTime().map(\.url), .queue)
         finishBatch()
     }
@@ -549,9 +557,11 @@ public final class DownloadManager {
     /// 0 or negative means no limit. Lowering it sends the excess (the newest downloads) back
     /// to the waiting queue, where add-time order puts them ahead of later tasks; raising it
     /// starts waiting tasks in that order.
+    /// This run's limit (see `RunLimits`) until a new one is set, which is the session's.
     public var maxDownloadCount: Int {
-        get { settings.maxDownloadCount }
+        get { runLimits.maxDownloadCount ?? settings.maxDownloadCount }
         set {
+            runLimits.maxDownloadCount = nil
             settings.maxDownloadCount = newValue
             markSettingsDirty()
             move(scheduler.excess(over: newValue, addTime: { tasks[$0]?.addTime ?? .distantPast }), .limitLowered)
@@ -559,7 +569,8 @@ public final class DownloadManager {
         }
     }
 
-    var hasFreeSlot: Bool { scheduler.hasFreeSlot(limit: settings.maxDownloadCount) }
+    /// No slot is free while the session cannot be written (see `isUnsaved`).
+    var hasFreeSlot: Bool { !isUnsaved && scheduler.hasFreeSlot(limit: maxDownloadCount) }
 
     /// From now on only these downloads start, besides those already given (nil: every
     /// waiting one, in queue order). A `tdl get` runs what it was asked for: a session's
@@ -624,7 +635,9 @@ public final class DownloadManager {
         // Changed tasks (ended downloads too) and durable progress within a tenth of a second:
         // a checkpoint's offsets arrive after its fdatasync, twice a second per download, and
         // what a crash loses is what they do not yet say.
-        if saves.isDue(at: now) { flush() }
+        let wasUnsaved = isUnsaved
+        if saves.isDue(at: now, retrying: wasUnsaved) { flush() }
+        if wasUnsaved && !isUnsaved { finishBatch() }  // the downloads held still start again
     }
 
     /// Sum of the current speeds of every downloading task.
@@ -668,6 +681,7 @@ extension DownloadManager {
     /// Caps the total download rate (nil: none); takes effect on running transfers at once.
     public func setGlobalRateLimit(_ bytesPerSecond: Int64?) {
         settings.globalRateLimit = bytesPerSecond
+        runLimits.globalRateLimit = nil  // the session's cap, set now, is the one in force
         markSettingsDirty()
         engine?.setGlobalRateLimit(bytesPerSecond)
     }
@@ -703,6 +717,7 @@ extension DownloadManager {
     /// Connections per file for downloads that start from now on (1…32).
     public func setConnectionsPerDownload(_ count: Int) {
         let clamped = min(DownloadOptions.maxConnections, max(1, count))
+        runLimits.connectionsPerDownload = nil
         guard settings.connectionsPerDownload != clamped else { return }
         settings.connectionsPerDownload = clamped
         markSettingsDirty()

@@ -83,8 +83,10 @@ public struct DownloadRequest: Hashable, Sendable, Codable {
     public var url: String
     public var options: DownloadOptions
 
+    /// The URL is kept as the session spells it (see `URLIdentity`): a command that reads
+    /// only the rows it names finds the row another spelling added.
     public init(url: String, options: DownloadOptions = DownloadOptions()) {
-        self.url = url
+        self.url = URLIdentity.normalized(url)
         self.options = options
     }
 }

@@ -56,9 +56,10 @@ struct SaveQueue {
     }
 
     /// Changes wait, and a tenth of a second passed since the last save; or a second did.
-    func isDue(at now: Date) -> Bool {
+    /// A save that failed (`retrying`) is tried again once a second, not ten times.
+    func isDue(at now: Date, retrying: Bool = false) -> Bool {
         let since = now.timeIntervalSince(lastSave)
-        return since >= 1 || ((!changedTasks.isEmpty || !pending.progress.isEmpty) && since >= 0.1)
+        return since >= 1 || (!retrying && (!changedTasks.isEmpty || !pending.progress.isEmpty) && since >= 0.1)
     }
 
     /// Everything to write now, with each changed task as it is in `tasks`; nil when nothing

@@ -16,6 +16,10 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
 
 /// Why a task failed, in words a person understands (Reed's list, plus what curl can tell).
 public enum FailReason: Equatable, Sendable {
+    /// The engine stopped a download whose name the session could not commit: nothing was
+    /// created under it, and the task waits for the session to be writable again.
+    public static let notRecorded = FailReason.fileSystem("the session could not be saved")
+
     case timeout
     case noNetwork(String)
     case diskFull

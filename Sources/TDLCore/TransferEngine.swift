@@ -77,6 +77,9 @@ public protocol TransferEngine: AnyObject {
     /// Whether a file path belongs to another task than the URL's (set by the manager): a name
     /// is chosen only where nothing is on disk and no other task owns it.
     var isNameTaken: ((_ url: String, _ path: String) -> Bool)? { get set }
+    /// Whether the session committed what the URL's last `.resolved` said (set by the
+    /// manager): a file is created or renamed under a name only once the session knows it.
+    var isRecorded: ((_ url: String) -> Bool)? { get set }
     func start(_ job: TransferJob)
     /// Disconnects the task's transfers; a final checkpoint event follows.
     func stop(url: String)

@@ -65,7 +65,8 @@ public enum ControlActions {
             return add(items, on: manager)
         }
         var reply = ControlReply()
-        var urls = request.items.map(\.url)
+        // Spelled as the session spells it (see `URLIdentity`), as `add` does.
+        var urls = request.items.map { URLIdentity.normalized($0.url) }
         if request.all == true {
             urls += everyTask(request.command, in: manager)
             if urls.isEmpty {
@@ -134,11 +135,13 @@ public enum ControlActions {
             reply.status = ExitStatus.badInput
         }
         reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
-        for url in result.added { reply.lines.append(addedLine(url)) }
+        // Not one "added" without the commit that adds.
+        if manager.lastError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
         for again in result.duplicates { reply.lines.append(existingLine(again)) }
         if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
         if let saveError = manager.lastError {
             reply.problems.append(saveError)
+            if !result.added.isEmpty { reply.problems.append("\(countOf(result.added.count)) not added: the session could not be saved") }
             reply.status = ExitStatus.session
         }
         return reply
@@ -158,7 +161,9 @@ public enum ControlActions {
         case .resume: states = [.paused, .stopped, .failed]
         default: return []
         }
-        return manager.unfinishedList.filter { manager.state(of: $0).map(states.contains) == true }
+        // The oldest first, as the screen's R and the waiting queue start them: the first
+        // free slot goes to the download asked for first.
+        return manager.unfinishedList.reversed().filter { manager.state(of: $0).map(states.contains) == true }
     }
 
     public static func status(of url: String, in manager: DownloadManager) -> TaskStatus? {

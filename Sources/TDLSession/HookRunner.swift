@@ -11,8 +11,10 @@ public final class HookRunner {
     let manager: DownloadManager
     /// Under the full-screen list a hook's output would land on the screen: it goes nowhere.
     public var silenceOutput = false
-    /// Hooks started and not yet reaped.
-    private var running: Set<pid_t> = []
+    /// Hooks started and not yet reaped, with the program and the download they run for.
+    private var running: [pid_t: (program: String, url: String)] = [:]
+    /// Hooks that could not start or ended badly, until `takeProblems` says them.
+    private var problems: [String] = []
 
     public init(manager: DownloadManager) {
         self.manager = manager
@@ -63,17 +65,49 @@ public final class HookRunner {
         let status = withCStrings(argv) { cArgv in
             withCStrings(envp) { cEnvp in posix_spawnp(&pid, program, &actions, &attributes, cArgv, cEnvp) }
         }
-        if status == 0 { running.insert(pid) }
-        if status != 0 {
-            // Said on the task (its details and `tdl list`), not on stderr under a full screen.
-            manager.addNote("could not run \(program): \(String(cString: strerror(status)))", toTask: url)
+        if status == 0 {
+            running[pid] = (program, url)
+        } else {
+            // On the task (its details and `tdl list`), and in the messages (`takeProblems`).
+            let why = "could not run \(program): \(String(cString: strerror(status)))"
+            manager.addNote(why, toTask: url)
+            problems.append("hook for \(ScreenSafe.url(url)): \(why)")
         }
     }
 
+    /// Hooks that could not start or exited with a failure since the last call, in words,
+    /// for the screen's messages or stderr. Reaps those that ended.
+    public func takeProblems() -> [String] {
+        reapFinished()
+        defer { problems = [] }
+        return problems
+    }
+
+    /// Waits up to `seconds` for the hooks still running (a `tdl get` says how its hooks
+    /// ended before it exits); true when none is left.
+    public func waitForRunning(upTo seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !running.isEmpty && Date() < deadline {
+            reapFinished()
+            if !running.isEmpty { usleep(20_000) }
+        }
+        return running.isEmpty
+    }
+
     /// Collects hooks that have exited so none lingers as a zombie; other children are not ours.
+    /// One that exited non-zero or was killed is a problem to tell.
     func reapFinished() {
         var status: Int32 = 0
-        for pid in running where waitpid(pid, &status, WNOHANG) == pid { running.remove(pid) }
+        for (pid, hook) in running where waitpid(pid, &status, WNOHANG) == pid {
+            running[pid] = nil
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+            let signal = status & 0x7F, code = (status >> 8) & 0xFF
+            if signal != 0 {
+                problems.append("hook for \(ScreenSafe.url(hook.url)): \(hook.program) was killed by signal \(signal)")
+            } else if code != 0 {
+                problems.append("hook for \(ScreenSafe.url(hook.url)): \(hook.program) exited with status \(code)")
+            }
+        }
     }
 
     deinit { reapFinished() }

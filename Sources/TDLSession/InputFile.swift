@@ -13,8 +13,12 @@ public struct InputFile {
 
     /// Lines read so far, for the numbers in `problems`.
     private var lineCount = 0
-    /// Entries a bad `checksum=` line leaves out, by index in `entries`.
-    private var unverifiable = Set<Int>()
+    /// Entries left out, by index in `entries`: a bad `checksum=` line's, a URL that is not
+    /// valid UTF-8. They stay until taken so that their option lines are not another's.
+    private var leftOut = Set<Int>()
+
+    /// Lines read so far.
+    public var linesRead: Int { lineCount }
 
     /// Parsed on the bytes: splitting a String into Characters treats "\r\n" as one character
     /// (a Windows-style file never split into lines), and it was most of the time of reading a
@@ -43,8 +47,8 @@ public struct InputFile {
         var taken: [DownloadRequest] = []
         swap(&taken, &entries)
         // Copied only when something is left out: a million requests are 184 MB.
-        if !unverifiable.isEmpty { taken = taken.indices.filter { !unverifiable.contains($0) }.map { taken[$0] } }
-        unverifiable = []
+        if !leftOut.isEmpty { taken = taken.indices.filter { !leftOut.contains($0) }.map { taken[$0] } }
+        leftOut = []
         return taken
     }
 
@@ -56,6 +60,15 @@ public struct InputFile {
         let trimmed = Self.trimmed(line)
         if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }
         let at = "line \(lineCount): "
+        // Decoded with U+FFFD in place of bad bytes, it would be another URL, or another name.
+        if String(validating: trimmed, as: UTF8.self) == nil {
+            problems.append(at + "not valid UTF-8; " + (Self.isBlank(line.first!) ? "the option is left out" : "the URL is left out"))
+            if !Self.isBlank(line.first!) {
+                entries.append(DownloadRequest(url: String(decoding: trimmed, as: UTF8.self)))
+                leftOut.insert(entries.count - 1)
+            }
+            return
+        }
         if Self.isBlank(line.first!) {
             guard !entries.isEmpty else {
                 problems.append(at + "an option line with no URL above it")
@@ -74,7 +87,7 @@ public struct InputFile {
                 guard let checksum = Checksum(pair[1]) else {
                     // Downloaded unverified, it would be reported done for a file nobody checked.
                     problems.append(at + "checksum must look like \(Checksum.expectedForm); \(ScreenSafe.url(entries[entries.count - 1].url)) is left out")
-                    unverifiable.insert(entries.count - 1)
+                    leftOut.insert(entries.count - 1)
                     return
                 }
                 options.checksum = checksum

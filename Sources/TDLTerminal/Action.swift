@@ -72,7 +72,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .moveTaskDown: return "Move the task down (manual sort)"
         case .moveTaskUp: return "Move the task up (manual sort)"
         case .newSection: return "New section right above the selected row (manual sort)"
-        case .rename: return "Rename the task (or the section title)"
+        case .rename: return "Rename the file on disk (or the section title)"
         case .moreDownloads: return "Allow one more concurrent download"
         case .fewerDownloads: return "Allow one fewer concurrent download"
         case .rateLimit: return "Set the global rate limit (e.g. 500K, 2M, 0 = none)"

@@ -207,7 +207,8 @@ struct ListActions {
             guard manager.arrangement.isManual else { return state.say("section titles can be changed in manual sort") }
             state.prompt = .text(TextEntry(purpose: .sectionTitle(index), text: title))
         case .task(let url)?:
-            state.prompt = .text(TextEntry(purpose: .rename(url), text: manager.displayName(of: url) ?? ""))
+            // The whole file name, extension too, even where the list hides extensions.
+            state.prompt = .text(TextEntry(purpose: .rename(url), text: manager.task(url)?.fileName ?? ""))
         case nil:
             break
         }

@@ -171,7 +171,7 @@ struct ListRenderer {
         let limit = manager.maxDownloadCount
         header.limit = "max \(limit <= 0 ? "∞" : String(limit))"
         // A rate cap slows everything: it stays in sight, not only in the message of the moment.
-        if let rate = manager.settings.globalRateLimit { header.limit += " · ≤ " + ByteFormat.rate(rate) }
+        if let rate = manager.globalRateLimit { header.limit += " · ≤ " + ByteFormat.rate(rate) }
         return header
     }
 

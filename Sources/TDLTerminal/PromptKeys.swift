@@ -135,7 +135,17 @@ struct PromptKeys {
             }
             add(urls)
         case .rename(let url):
-            manager.changeDisplayNameOfTask(url, to: text.trimmingCharacters(in: .whitespaces))
+            // The file on disk takes the name, as `tdl list` then says.
+            let name = text.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else {
+                state.say("a file needs a name: the name stays", error: true)
+                return .redraw
+            }
+            if let problem = manager.renameFile(of: url, to: name) {
+                state.say(problem, error: true)
+            } else {
+                state.say("renamed to " + name)
+            }
         case .sectionTitle(let section):
             let title = text.trimmingCharacters(in: .whitespaces)
             guard !title.isEmpty else {

@@ -13,6 +13,7 @@ import Glibc
 public final class CurlEngine: TransferEngine {
     public var onEvent: ((TransferEvent) -> Void)?
     public var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    public var isRecorded: ((_ url: String) -> Bool)?
     public let settings: EngineSettings
 
     let multi: UnsafeMutableRawPointer

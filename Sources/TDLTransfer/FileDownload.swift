@@ -351,6 +351,7 @@ final class FileDownload {
                 part = try PartFile.create(directory: job.directory, preferredName: name, isTaken: isTakenByAnother) { chosen in
                     fileName = chosen
                     reportResolved()
+                    guard wasRecorded else { throw FileError.other(FailReason.notRecorded.message) }
                 }
             } catch let error as FileError {
                 connection.stopReason = .failed(error.reason)
@@ -361,6 +362,10 @@ final class FileDownload {
             }
         } else {
             reportResolved()
+        }
+        if !wasRecorded {
+            connection.stopReason = .failed(.notRecorded)
+            return false
         }
         if let size, let free = Self.freeSpace(job.directory), free < size - written {
             // Reed's full-disk check: say so before writing, not halfway. The part file stays,
@@ -383,6 +388,9 @@ final class FileDownload {
     func isTakenByAnother(_ path: String) -> Bool {
         engine.isNameTaken?(url, path) ?? false
     }
+
+    /// The session committed the last `reportResolved`: no file appears under an unrecorded name.
+    var wasRecorded: Bool { engine.isRecorded?(url) ?? true }
 
     /// Tells the manager the name, size and validators; it records them before this returns.
     func reportResolved() {
@@ -756,8 +764,12 @@ final class FileDownload {
             if part == nil { failNow(.unknown("nothing was received")) }
             return
         }
+        if reportedSize != size {
+            reportResolved()
+            // A size the session does not know would not let the next run recognise the file.
+            guard wasRecorded else { return failNow(.notRecorded) }
+        }
         finishing = true
-        if reportedSize != size { reportResolved() }
         engine.report(.finishing(url: url, started: true))
         engine.finisher.enqueue(part: part, expectedSize: size, checksum: job.options.checksum) { result in
             self.finished(result)
@@ -796,6 +808,10 @@ final class FileDownload {
             let recorded = fileName
             fileName = name
             reportResolved()
+            guard wasRecorded else {
+                fileName = recorded
+                return failNow(.notRecorded)
+            }
             do {
                 try part.rename(to: name)
             } catch {

@@ -69,11 +69,11 @@ final class PartFile {
     /// Creates a new part file under the first free name: neither `name` nor `name.part` may
     /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
     /// `isTaken` says whether another task owns a target path; `willCreate` hears each name
-    /// before the file is made under it (to record it first).
+    /// before the file is made under it (to record it first), and may refuse it by throwing.
     static func create(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool,
-                       willCreate: (String) -> Void) throws -> PartFile {
+                       willCreate: (String) throws -> Void) throws -> PartFile {
         for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
-            willCreate(name)
+            try willCreate(name)
             let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
             if errno == EEXIST { continue }

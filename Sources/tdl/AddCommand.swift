@@ -21,8 +21,15 @@ struct AddCommand: ParsableCommand {
     @Argument(help: "URLs to add.")
     var urls: [String] = []
 
-    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input).", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input); lines of at most 64 KiB.", valueName: "file"))
     var inputFile: String?
+
+    func validate() throws {
+        // A usage error (64, as the help says); an input file that names nothing is bad input (2).
+        if urls.isEmpty && inputFile == nil && request.curl == nil {
+            throw ValidationError("Missing expected argument: give at least one URL, -i FILE or --curl")
+        }
+    }
 
     func run() throws {
         var entries = urls.map { DownloadRequest(url: $0) }
@@ -43,7 +50,7 @@ struct AddCommand: ParsableCommand {
                 if !request.mirror.isEmpty { take(try parts.rest(), into: &entries) }
                 input = parts.finished ? nil : parts
             }
-            if entries.isEmpty { throw CLIError.badArgument("give at least one URL, -i FILE or --curl") }
+            if entries.isEmpty { throw CLIError.badArgument("the input file names no URL") }
             if !request.mirror.isEmpty && entries.count != 1 {
                 throw CLIError.badArgument("--mirror names other URLs of one file: give exactly one URL")
             }

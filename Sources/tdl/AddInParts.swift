@@ -88,7 +88,15 @@ enum AddInParts {
                 // What was not saved is not followed by more: the command is run again.
                 if manager.lastError != nil { break }
             }
-            guard let next = try input.next() else { break }
+            let read: (entries: [DownloadRequest], problems: [String])?
+            do {
+                read = try input.next()
+            } catch let error as CLIError {
+                // A line that cannot be read ends the add; what was committed is said first.
+                reply.fail(error.description, status: error.exitCode)
+                break
+            }
+            guard let next = read else { break }
             next.problems.forEach(warn)
             sawProblems = sawProblems || !next.problems.isEmpty
             part = next.entries
@@ -112,7 +120,8 @@ struct PartsReply {
     private var status = ExitStatus.ok
 
     mutating func take(_ result: AddResult, saveError: String?) {
-        for url in result.added {
+        // Not one "added" without the commit that adds.
+        for url in result.added where saveError == nil {
             out.append(ControlActions.addedLine(url))
             out.append("\n")
             out.flushIfFull()
@@ -124,10 +133,10 @@ struct PartsReply {
         if let saveError { fail(saveError) }
     }
 
-    /// The session cannot take more: the command fails with `why`.
-    mutating func fail(_ why: String) {
+    /// The session (or the input) cannot give more: the command fails with `why`.
+    mutating func fail(_ why: String, status: Int32 = ExitStatus.session) {
         sessionError = why
-        status = ExitStatus.session
+        self.status = status
     }
 
     /// Prints the rest and exits with the reply's status; `badInput`: lines of the input could

@@ -26,16 +26,16 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "URLs to download.")
     var urls: [String] = []
 
-    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style.", valueName: "file"))
+    @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style; lines of at most 64 KiB.", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name; - writes its bytes to standard output.", valueName: "name"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("Save the (single) URL under this file name (sub/name: in sub under the folder, made if missing; no ..); - writes its bytes to standard output.", valueName: "name"))
     var output: String?
 
-    @Option(name: .customShort("j"), help: "Downloads at the same time.")
+    @Option(name: .customShort("j"), help: "Downloads at the same time, for this run (the session keeps its own).")
     var jobs: Int?
 
-    @Option(name: .customShort("x"), help: "Connections per file (1-32).")
+    @Option(name: .customShort("x"), help: "Connections per file (1-32), for this run.")
     var connections: Int = 8
 
     @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M.", valueName: "rate"))
@@ -85,7 +85,8 @@ struct GetCommand: ParsableCommand {
             throw ValidationError("--checksum-file: cannot read \(checksumFile)")
         }
         if urls.isEmpty && inputFile == nil && !all && request.curl == nil {
-            throw ValidationError("give at least one URL, -i FILE, --curl or --all")
+            // A usage error (64, as the help says), not a bad value.
+            throw ValidationError("Missing expected argument: give at least one URL, -i FILE, --curl or --all")
         }
     }
 
@@ -144,13 +145,10 @@ struct GetCommand: ParsableCommand {
         if let notice = session.notice { warn(notice) }
         let manager = session.manager
         hookOptions.save(into: manager)
-        let savedLimit = manager.maxDownloadCount
-        let savedConnections = manager.settings.connectionsPerDownload
-        // Like -j and -x, --limit-rate is for this run: the next tdl is not capped by surprise.
-        let savedRateLimit = manager.settings.globalRateLimit
-        manager.maxDownloadCount = jobs ?? max(savedLimit, 5)
-        manager.setConnectionsPerDownload(connections)
-        if let limitRate { manager.setGlobalRateLimit(RateText.value(limitRate).flatMap { $0 > 0 ? $0 : nil }) }
+        // -j, -x and --limit-rate are this run's, never saved: a run that is killed leaves the
+        // session's own settings, and the next tdl is not capped by surprise.
+        manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,
+                                       globalRateLimit: limitRate.map { RateText.value($0).flatMap { $0 > 0 ? $0 : nil } }))
 
         var requested: [String] = []
         var rejected: [String] = []
@@ -196,18 +194,21 @@ struct GetCommand: ParsableCommand {
         let loop = SessionLoop(manager: manager, control: session.control)
         loop.handle = { request in
             // What another tdl hands over runs here too, beside what this one was given.
-            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map(\.url)) }
+            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map { URLIdentity.normalized($0.url) }) }
             let reply = ControlActions.perform(request, on: manager)
             // URLs handed over by another tdl are downloaded before this one exits.
             if request.command == .add || request.command == .resume {
-                unsettled.formUnion(request.items.map(\.url).filter(isPending))
+                unsettled.formUnion(request.items.map { URLIdentity.normalized($0.url) }.filter(isPending))
             }
             return reply
         }
-        loop.run(while: { !unsettled.isEmpty }) { _ in
+        // A session that cannot be written ends the run (exit 5): nothing more may start, and
+        // the shutdown stops what runs at its last durable checkpoint, for the next run.
+        loop.run(while: { !unsettled.isEmpty && !manager.isUnsaved }) { _ in
             for url in ended where !isPending(url) { unsettled.remove(url) }
             progress.update(ended: ended)
             ended.removeAll()
+            session.hooks?.takeProblems().forEach(warn)
             // Said when it starts, not only at the end: a long run may be saving nothing.
             if manager.lastError != shownSaveError {
                 shownSaveError = manager.lastError
@@ -220,14 +221,21 @@ struct GetCommand: ParsableCommand {
         }
         manager.stopObserving(observer)
         progress.finish()
-        manager.maxDownloadCount = savedLimit
-        manager.setConnectionsPerDownload(savedConnections)
-        if limitRate != nil { manager.setGlobalRateLimit(savedRateLimit) }
         manager.shutdown()
         session.control?.shutDown()
+        // How the last hooks ended is said before the run ends, not lost with it.
+        if session.hooks?.waitForRunning(upTo: 10) == false { warn("hooks still running are left to finish on their own") }
+        session.hooks?.takeProblems().forEach(warn)
         if loop.interruption != nil {
             warn("interrupted: run the same command again to continue")
             Foundation.exit(ExitStatus.interrupted)
+        }
+        // Files that arrived are whole either way; the session that should remember them is not.
+        // What did not finish waits, with its recorded name and bytes, for the same command.
+        if let saveError = manager.lastError {
+            if saveError != shownSaveError { warn(saveError) }
+            warn("nothing more was started: run the same command again once the session can be saved")
+            Foundation.exit(ExitStatus.session)
         }
         var failed = false
         for url in requested {
@@ -249,11 +257,6 @@ struct GetCommand: ParsableCommand {
                 let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
                 warn("\(ScreenSafe.url(url)): \(why)\(hint(for: task.failReason))")
             }
-        }
-        // Files that arrived are whole either way; the session that should remember them is not.
-        if let saveError = manager.lastError {
-            if saveError != shownSaveError { warn(saveError) }
-            Foundation.exit(ExitStatus.session)
         }
         if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
         if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }

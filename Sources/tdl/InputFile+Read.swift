@@ -3,13 +3,10 @@ import TDLCore
 import TDLSession
 
 extension InputFile {
-    /// The file at `path`, or standard input for "-".
-    static func read(_ path: String) throws -> InputFile {
-        if path == "-" { return InputFile(bytes: Array(FileHandle.standardInput.readDataToEndOfFile())) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError.badArgument("cannot read the input file \(path)")
-        }
-        return InputFile(bytes: Array(data))
+    /// The file at `path`, or standard input for "-", read whole (a line over the limit, or
+    /// endless input, is refused before anything is added: see `InputFileParts`).
+    static func read(_ path: String) throws -> (entries: [DownloadRequest], problems: [String]) {
+        try InputFileParts(path: path, partSize: .max).rest()
     }
 }
 
@@ -33,6 +30,8 @@ final class InputFileParts {
     private var readToEnd = false
     /// Every line is parsed and its part given out.
     private(set) var finished = false
+    /// Parts given out: an add in parts has committed them.
+    private var partsGiven = 0
 
     init(path: String, partSize: Int = InputFileParts.defaultPartSize) throws {
         self.path = path
@@ -43,15 +42,23 @@ final class InputFileParts {
 
     deinit { closeFile() }
 
+    /// The longest line read: a URL with its mirrors and a long header is a few KiB, and a
+    /// file without line ends (`-i /dev/zero`) must not grow memory without bound.
+    static let maxLineBytes = 64 * 1024
+
     /// The next part: its entries and the problems of its lines; nil once every part is given.
+    /// A line over `maxLineBytes` ends the reading with an error naming it.
     func next() throws -> (entries: [DownloadRequest], problems: [String])? {
         guard !finished else { return nil }
         while true {
             if let newline = block[position...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = block[position ..< newline]
+                if line.count > Self.maxLineBytes { throw tooLong() }
                 if endsPart(before: line) { return take() }
                 parser.read(line: line)
                 position = newline + 1
+            } else if block.count - position > Self.maxLineBytes {
+                throw tooLong()
             } else if readToEnd {
                 // The last line, with no "\n" after it (empty when the file ends with one).
                 let line = block[position...]
@@ -76,11 +83,22 @@ final class InputFileParts {
         return all
     }
 
+    private func tooLong() -> CLIError {
+        closeFile()
+        finished = true
+        let name = path == "-" ? "standard input" : path
+        // A file read whole (or within its first part) adds nothing; one added in parts keeps
+        // the parts before the line, as a crash between parts would.
+        let added = partsGiven == 0 ? "nothing was added from it" : "the parts before it were added"
+        return .badArgument("\(name): line \(parser.linesRead + 1) is longer than \(Self.maxLineBytes / 1024) KiB; \(added)")
+    }
+
     private func endsPart(before line: ArraySlice<UInt8>) -> Bool {
         parser.entries.count >= partSize && InputFile.namesDownloads(line)
     }
 
     private func take() -> (entries: [DownloadRequest], problems: [String]) {
+        partsGiven += 1
         let problems = parser.problems
         parser.problems = []
         return (parser.takeEntries(), problems)

@@ -53,8 +53,9 @@ struct ServeCommand: ParsableCommand {
         var shownSaveError: String?
         loop.run(while: { server.rpc.shutdownRequested == nil }, watching: { server.watched }) { turn in
             server.serve()
-            for note in turn.notes + server.takeProblems() { warn(note) }
+            for note in turn.notes + server.takeProblems() + (session.hooks?.takeProblems() ?? []) { warn(note) }
             if manager.lastError != shownSaveError {
+                if shownSaveError != nil && manager.lastError == nil { warn("the session is saved again; downloads go on") }
                 shownSaveError = manager.lastError
                 if let shownSaveError { warn(shownSaveError) }
             }

@@ -52,6 +52,10 @@ struct TDLCommand: ParsableCommand {
     /// error (64); an unknown command names the commands instead of printing the list's usage.
     static func main() {
         StandardStreams.ignoreBrokenPipes()
+        if let invalid = ArgumentBytes.firstInvalid() {
+            StandardStreams.error("tdl: \(invalid) is not valid UTF-8\n")
+            Foundation.exit(ExitStatus.badInput)
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         let names = configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
         if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) {
@@ -60,6 +64,12 @@ struct TDLCommand: ParsableCommand {
                 ? "tdl: \(shown) is not a command: tdl get URL downloads it, tdl add URL queues it"
                 : "tdl: unknown command \"\(shown)\"; the commands are \(names.dropLast().joined(separator: ", ")) (tdl help COMMAND explains one)"
             StandardStreams.error(text + "\n")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        // `tdl help nosuch` printed the list's help and exited 0, as if it had helped.
+        if arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-"), !names.contains(arguments[1]) {
+            let shown = ScreenSafe.clean(arguments[1])
+            StandardStreams.error("tdl: no help for \"\(shown)\": it is not a command; the commands are \(names.dropLast().joined(separator: ", "))\n")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {

@@ -38,11 +38,17 @@ struct UICommand: ParsableCommand {
             fail(with: error)
         }
         let rpcServer = rpcStarted?.server
+        var wasUnsaved = false
         var options = TerminalApp.Options(
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
                 rpcServer?.serve()
-                return (turn.ready, turn.notes + (rpcServer?.takeProblems() ?? []))
+                // A hook that could not run or failed goes to the message line and the log.
+                var notes = turn.notes + (rpcServer?.takeProblems() ?? []) + (session.hooks?.takeProblems() ?? [])
+                // The line said the session could not be saved: it says so when that is over.
+                if wasUnsaved && !session.manager.isUnsaved { notes.append("the session is saved again; downloads go on") }
+                wasUnsaved = session.manager.isUnsaved
+                return (turn.ready, notes)
             },
             interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil }
         )

@@ -24,6 +24,38 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(bareURL.stderr.contains("is not a command: tdl get URL downloads it"), bareURL.stderr)
     }
 
+    /// A command given nothing to act on is a missing argument (64, as each help says), and
+    /// help for a command that does not exist is not help.
+    func testNoURLIsAUsageErrorAndHelpOfNothingFails() throws {
+        for command in ["get", "add"] {
+            let run = try tdl([command])
+            XCTAssertEqual(run.status, 64, command + ": " + run.stderr)
+            XCTAssertTrue(run.stderr.contains("give at least one URL"), run.stderr)
+            let help = try tdl([command, "--help"])
+            XCTAssertTrue(help.stdout.replacingOccurrences(of: "\n", with: " ").contains("64 unknown option or missing argument"), help.stdout)
+        }
+        let emptyInput = home.file("empty.txt")
+        try "# nothing\n".write(toFile: emptyInput, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try tdl(["add", "-i", emptyInput]).status, 2, "a file that names nothing is bad input")
+        let help = try tdl(["help", "nosuch"])
+        XCTAssertEqual(help.status, 64, help.stdout)
+        XCTAssertTrue(help.stderr.contains("no help for \"nosuch\""), help.stderr)
+        XCTAssertEqual(try tdl(["help", "get"]).status, 0)
+    }
+
+    /// `HTTP://HOST/x`, a default port or a `#fragment` name the download `http://host/x` is.
+    func testSpellingsOfOneURLAreOneDownload() throws {
+        XCTAssertEqual(try tdl(["add", "HTTP://127.0.0.1:9/One.bin"]).status, 0)
+        let again = try tdl(["add", "http://127.0.0.1:9/One.bin#section"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(again.stdout.contains("added"), again.stdout)
+        let pause = try tdl(["pause", "Http://127.0.0.1:9/One.bin"])
+        XCTAssertEqual(pause.status, 0, pause.stderr)
+        let list = try tdl(["list"])
+        XCTAssertEqual(list.stdout.split(separator: "\n").count, 1, list.stdout)
+        XCTAssertTrue(list.stdout.contains("\thttp://127.0.0.1:9/One.bin\n"), list.stdout)
+    }
+
     func testEachCommandsHelpListsOnlyWhatAppliesToIt() throws {
         let pause = try tdl(["pause", "--help"]).stdout
         XCTAssertFalse(pause.contains("--dir"), pause)

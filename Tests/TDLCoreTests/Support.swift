@@ -6,8 +6,11 @@ import XCTest
 /// play the server's answers.
 final class FakeEngine: TransferEngine {
     var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    var isRecorded: ((_ url: String) -> Bool)?
     var onEvent: ((TransferEvent) -> Void)?
     private(set) var started: [String] = []
+    /// What each start was given, in order.
+    private(set) var jobs: [TransferJob] = []
     private(set) var stopped: [String] = []
     var live: [String: Int64] = [:]
 
@@ -16,6 +19,7 @@ final class FakeEngine: TransferEngine {
 
     func start(_ job: TransferJob) {
         started.append(job.url)
+        jobs.append(job)
         if completeOnStart.contains(job.url) { onEvent?(.finishing(url: job.url, started: true)) }
     }
     func stop(url: String) { stopped.append(url) }

@@ -6,6 +6,7 @@ import TDLCore
 /// An engine that downloads nothing: the test plays the server's answers.
 final class QuietEngine: TransferEngine {
     var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    var isRecorded: ((_ url: String) -> Bool)?
     var onEvent: ((TransferEvent) -> Void)?
     var live: [String: Int64] = [:]
     private(set) var rateLimits: [String: Int64?] = [:]

@@ -44,9 +44,11 @@ final class ControlActionsTests: XCTestCase {
 
     func testAFileNameWithNothingUsableIsRefusedWithItsURL() {
         let reply = ControlActions.perform(ControlRequest(command: .add, items: [
-            DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "../..")),
+            DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "..")),
+            DownloadRequest(url: url("b"), options: DownloadOptions(fileName: "../..")),
         ]), on: manager)
-        XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it"])
+        XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it",
+                                        url("b") + ": the file name ../..: \"..\" would leave the download folder"])
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertNil(manager.task(url("a")))
     }
@@ -145,5 +147,41 @@ final class ControlActionsTests: XCTestCase {
         let active = [url("a"), url("b")].filter { manager.state(of: $0)?.isActive == true }
         XCTAssertEqual(unnamed.tasks?.map(\.url), active)
         XCTAssertFalse(unnamed.tasks?.contains { $0.url == url("b") } ?? true)
+    }
+}
+
+/// `--all` over a running session: one order for "resume everything", the oldest first.
+final class ResumeAllOrderTests: XCTestCase {
+    /// Remembers what it was asked to start, and starts nothing.
+    final class StartRecorder: TransferEngine {
+        var onEvent: ((TransferEvent) -> Void)?
+        var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+        var isRecorded: ((_ url: String) -> Bool)?
+        var started: [String] = []
+        func start(_ job: TransferJob) { started.append(job.url) }
+        func stop(url: String) {}
+        func liveProgress() -> [String: Int64] { [:] }
+        func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
+        func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
+        func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
+        func wakeUp() {}
+        func shutdown() {}
+    }
+
+    func testResumeAllStartsTheOldestFirst() {
+        let engine = StartRecorder()
+        let manager = DownloadManager(identifier: "test", defaultDirectory: NSTemporaryDirectory(), engine: engine)
+        manager.downloadNewFileImmediately = false
+        manager.maxDownloadCount = 1
+        var now = Date(timeIntervalSince1970: 1_000_000)
+        manager.clock = { now }
+        let urls = ["old", "middle", "new"].map { "https://example.com/\($0).bin" }
+        for url in urls {
+            manager.add([url])
+            now += 60
+        }
+        let reply = ControlActions.perform(ControlRequest(command: .resume, urls: [], all: true), on: manager)
+        XCTAssertEqual(engine.started, [urls[0]], "the free slot goes to the oldest")
+        XCTAssertEqual(reply.lines, urls.map { "resumed " + $0 })
     }
 }

@@ -93,6 +93,30 @@ final class ControlServerTests: XCTestCase {
         server.shutDown()
     }
 
+    /// A URL that is not valid UTF-8 is refused, not read as a U+FFFD URL and fetched.
+    func testARequestWithAURLThatIsNotUTF8IsRefused() throws {
+        let server = try ControlServer(home: home, session: "s")
+        let path = server.path
+        let request = Array(#"{"command":"add","items":[{"url":"http://example.org/a"#.utf8) + [0xFF]
+            + Array(#"b","options":{}}]}"#.utf8) + [0x0A]
+        let client = Background { () -> ControlReply? in
+            ControlClient.withConnection(path, otherwise: { _ in nil }) { fd in
+                _ = ControlSocket.writeAll(fd, Data(request))
+                return ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(10))
+                    .flatMap { try? JSONDecoder().decode(ControlReply.self, from: $0) }
+            }
+        }
+        var handled = 0
+        _ = serve(server, until: { client.isDone }) { _ in
+            handled += 1
+            return ControlReply()
+        }
+        let reply = try XCTUnwrap(client.result ?? nil)
+        XCTAssertEqual(reply.status, ExitStatus.badInput)
+        XCTAssertEqual(handled, 0, "nothing was carried out")
+        server.shutDown()
+    }
+
     func testARequestOverTheSizeBoundIsRefusedWithoutBeingCarriedOut() throws {
         try checkRefused(urlBytes: ControlServer.maxRequestBytes)
     }

@@ -301,6 +301,7 @@ final class FileWritingEngine: TransferEngine {
 
     var onEvent: ((TransferEvent) -> Void)?
     var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
+    var isRecorded: ((_ url: String) -> Bool)?
     unowned let world: LifecycleWorld
     var transfers: [String: Transfer] = [:]
     var failNext: Set<String> = []
