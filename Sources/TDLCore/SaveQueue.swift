@@ -55,6 +55,9 @@ struct SaveQueue {
         pending.removed.append(url)
     }
 
+    mutating func purgesBegun(_ urls: [String]) { pending.purgesBegun += urls }
+    mutating func purgesEnded(_ urls: [String]) { pending.purgesEnded += urls }
+
     /// Changes wait, and a tenth of a second passed since the last save; or a second did.
     func isDue(at now: Date) -> Bool {
         let since = now.timeIntervalSince(lastSave)

@@ -143,7 +143,6 @@ final class FileDownload {
         truncatePart()
         // The recorded offsets describe bytes that are gone: none are durable now.
         durableTotal = 0
-        retryBudget.partEmptied()
         engine.report(.checkpoint(url: url, segments: []))
         etag = nil
         lastModified = nil

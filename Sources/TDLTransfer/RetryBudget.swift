@@ -3,7 +3,8 @@
 /// after a dropped connection (a flaky server that keeps giving bytes is not a dead one), but
 /// after a stall (below the lowest speed for the stall time) a sixteenth of the file (1 MiB
 /// when its size is unknown). A server that sends half of what is left and then stalls made
-/// progress at every reconnect, and so was retried without end.
+/// progress at every reconnect, and so was retried without end. Bytes fetched again after a
+/// restart from zero are no progress until they pass where the last failure was.
 struct RetryBudget {
     /// Failures counted since the count last started over.
     private(set) var failures = 0
@@ -16,11 +17,6 @@ struct RetryBudget {
         receivedAtLastFailure = received
         failures += 1
         return failures
-    }
-
-    /// The part file was emptied: bytes from zero again are progress again.
-    mutating func partEmptied() {
-        receivedAtLastFailure = 0
     }
 
     static func progressForgivingStall(size: Int64?) -> Int64 {
