@@ -96,3 +96,25 @@ final class DeletePromiseTests: FaultServerTestCase {
                        "the purge was not finished")
     }
 }
+
+/// The download folder removed under a running session is made again when a download needs it.
+final class RemovedFolderTests: FaultServerTestCase {
+    func testAFolderRemovedUnderARunningSessionIsMadeAgain() throws {
+        let home = TemporaryDirectory(), parent = TemporaryDirectory()
+        let folder = parent.file("Downloads")
+        let port = RefusingPort.make()
+        let (serve, _) = try Processes.start(Processes.tdlBinary, ["serve", "-d", folder, "--rpc-listen-port", "\(port)"],
+                                             environment: ["TDL_HOME": home.path])
+        defer { serve.terminate(); serve.waitUntilExit() }
+        XCTAssertTrue(Processes.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: home.file("default.sock")) })
+        let first = server.url("/file/first.bin?size=50000&seed=51")
+        XCTAssertEqual(try Processes.tdl(["add", first], home: home.path).status, 0)
+        XCTAssertTrue(Processes.waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: folder + "/first.bin") })
+        try FileManager.default.removeItem(atPath: folder)
+        let second = server.url("/file/second.bin?size=50000&seed=52")
+        XCTAssertEqual(try Processes.tdl(["add", second], home: home.path).status, 0)
+        XCTAssertTrue(Processes.waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: folder + "/second.bin") },
+                      "the download did not land: \((try? Processes.tdl(["list"], home: home.path))?.stdout ?? "")")
+        XCTAssertEqual(try Processes.sha256(ofFile: folder + "/second.bin"), try server.sha256(name: "second.bin", size: 50000, seed: 52))
+    }
+}
