@@ -1,11 +1,25 @@
 import Foundation
 
+/// A file tdl could not delete, and why (strerror's words).
+public struct FileDeleteFailure: Equatable, Sendable {
+    public let url: String
+    public let path: String
+    public let reason: String
+
+    public var message: String { "could not delete \(path): \(reason)" }
+}
+
 /// Deleting what tasks downloaded (restart, delete for good, delete files). Two rules:
 /// - only a task's own files go: a part file it recorded as its own (a suggested name alone
 ///   may be another task's part), and its finished file; a path another task owns too is
 ///   left alone (after the user deleted a file, another download may have taken its name);
-/// - the session stops naming the files before they go: a crash in between leaves a file the
-///   next launch recognises, never a finished task without its file.
+/// - the files go before the task changes: a file that cannot be deleted (EACCES, EIO, a
+///   read-only mount, an immutable file) leaves its task as it was, and the caller says so
+///   with the path and the reason. Once they said success while a finished file stayed
+///   `done` and a part file was left behind with no task. A crash between the delete and
+///   the save leaves a task whose file is missing: a resume starts it from zero, asking for
+///   it again downloads it again. (The trash's purge also records its intent first; see
+///   `PendingPurge`.)
 extension DownloadManager {
     struct OwnedFile {
         let url: String
@@ -39,11 +53,27 @@ extension DownloadManager {
         task.state == .finished ? task.filePath : task.ownPartPath
     }
 
-    /// Saves what the caller changed, then deletes the files; when the save failed they stay
-    /// (the saved session still names them).
-    func deleteAfterSaving(_ files: [OwnedFile]) {
-        flush()
-        guard lastError == nil else { return }
-        for file in files { try? FileManager.default.removeItem(atPath: file.path) }
+    /// Deletes the files `event` would discard of these tasks, before anything about them
+    /// changes; returns the tasks whose files could not all be deleted, which stay as they are.
+    func deleteFilesFirst(of urls: [String], _ event: LifecycleEvent, keepFinished: Bool) -> Set<String> {
+        let discarding = urls.filter { rule(for: $0, event)?.effects.contains(.discardFiles) == true }
+        guard !discarding.isEmpty else { return [] }
+        var failed = Set<String>()
+        for file in filesToDelete(of: discarding, keepFinished: keepFinished) where !failed.contains(file.url) {
+            if unlinkat(AT_FDCWD, file.path, 0) != 0 && errno != ENOENT {
+                let failure = FileDeleteFailure(url: file.url, path: file.path, reason: String(cString: strerror(errno)))
+                failed.insert(file.url)
+                deleteFailures.append(failure)
+                emit(.deleteFailed(failure))
+            }
+        }
+        return failed
+    }
+
+    /// The files this manager could not delete since the last call, and forgets them: what a
+    /// command reports (exit 1) after its request.
+    public func takeDeleteFailures() -> [FileDeleteFailure] {
+        defer { deleteFailures = [] }
+        return deleteFailures
     }
 }

@@ -14,8 +14,8 @@ extension DownloadManager {
     @discardableResult public func stopTasks(at indexes: [ListIndex]) -> [ListIndex] { places(of: stopTasks(urls(at: indexes))) }
     @discardableResult public func restartTasks(at indexes: [ListIndex]) -> [ListIndex] { places(of: restartTasks(urls(at: indexes))) }
     @discardableResult public func deleteFilesOfTasks(at indexes: [ListIndex]) -> [ListIndex] { places(of: deleteFilesOfTasks(urls(at: indexes))) }
-    @discardableResult public func deleteTasks(at indexes: [ListIndex], keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        deleteTasks(urls(at: indexes), keepFinishedFile: keepFinishedFile)
+    @discardableResult public func deleteTasks(at indexes: [ListIndex]) -> [String: ListIndex] {
+        deleteTasks(urls(at: indexes))
     }
 
     @discardableResult public func resumeTasksInSection(_ section: Int) -> [ListIndex] { places(of: resumeTasks(urls(inSection: section))) }
@@ -23,7 +23,7 @@ extension DownloadManager {
     @discardableResult public func stopTasksInSection(_ section: Int) -> [ListIndex] { places(of: stopTasks(urls(inSection: section))) }
     @discardableResult public func restartTasksInSection(_ section: Int) -> [ListIndex] { places(of: restartTasks(urls(inSection: section))) }
     @discardableResult public func deleteFilesOfTasksInSection(_ section: Int) -> [ListIndex] { places(of: deleteFilesOfTasks(urls(inSection: section))) }
-    @discardableResult public func deleteTasksInSection(_ section: Int, keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        deleteTasks(urls(inSection: section), keepFinishedFile: keepFinishedFile)
+    @discardableResult public func deleteTasksInSection(_ section: Int) -> [String: ListIndex] {
+        deleteTasks(urls(inSection: section))
     }
 }

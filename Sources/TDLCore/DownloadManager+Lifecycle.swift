@@ -14,15 +14,18 @@ extension DownloadManager {
     }
 
     /// Moves each task that has a move for `event` from where it stands, with the move's
-    /// effects; the others stay as they are. Files the moves discard are deleted together,
-    /// after the session stopped naming them. Returns the tasks that moved.
+    /// effects; the others stay as they are. Files the moves discard are deleted first: a task
+    /// whose file cannot be deleted does not move (see `deleteFilesFirst`). Returns the tasks
+    /// that moved.
     @discardableResult
-    func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil, keepFinishedFile: Bool = false) -> [String] {
-        let moves = urls.compactMap { url in rule(for: url, event).map { (url, $0) } }
-        let discarding = moves.filter { $0.1.effects.contains(.discardFiles) }.map(\.0)
-        let files = discarding.isEmpty ? [] : filesToDelete(of: discarding, keepFinished: keepFinishedFile)
+    func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil) -> [String] {
+        // Finished files stay on every purge path: deleting one is its own action (`D`).
+        let undeletable = deleteFilesFirst(of: urls, event, keepFinished: event == .purge)
+        let moves = urls.compactMap { url in undeletable.contains(url) ? nil : rule(for: url, event).map { (url, $0) } }
         for (url, rule) in moves { apply(rule, to: url, reason: reason) }
-        deleteAfterSaving(files)
+        // The session follows the files at once: a kill after this call finds no task that
+        // needs a file already gone.
+        if moves.contains(where: { $0.1.effects.contains(.discardFiles) }) { flush() }
         return moves.map(\.0)
     }
 

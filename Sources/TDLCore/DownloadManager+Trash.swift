@@ -3,27 +3,35 @@ import Foundation
 /// Deleting, the trash (`toDeleteList`), restoring and cleaning up.
 extension DownloadManager {
     /// Deletes tasks: with the trash open they move to `toDeleteList` (newest first), else their
-    /// records and files go (a finished file stays with `keepFinishedFile`). Returns each
+    /// records and part files go (a finished file stays). Returns each
     /// deleted task's former place.
     @discardableResult
-    public func deleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        deleteTasks(urls, keepFinishedFile: keepFinishedFile, intoTrash: settings.isTrashOpened)
+    public func deleteTasks(_ urls: [String]) -> [String: ListIndex] {
+        deleteTasks(urls, intoTrash: settings.isTrashOpened)
     }
 
     /// Forgets tasks for good, from the list or the trash: their records, their part files,
-    /// and a finished file unless `keepFinishedFile`. Returns those forgotten.
+    /// never a finished file. Returns those forgotten.
     @discardableResult
-    public func purgeTasks(_ urls: [String], keepFinishedFile: Bool) -> [String] {
+    public func purgeTasks(_ urls: [String]) -> [String] {
         let trashed = urls.filter(isInTrash)
-        let fromTrash = cleanupToDeleteTasks(trashed, keepFinishedFile: keepFinishedFile)
-        let fromList = deleteTasks(urls.filter { tasks[$0] != nil && !isInTrash($0) }, keepFinishedFile: keepFinishedFile, intoTrash: false)
+        let fromTrash = cleanupToDeleteTasks(trashed)
+        let fromList = deleteTasks(urls.filter { tasks[$0] != nil && !isInTrash($0) }, intoTrash: false)
         return urls.filter { fromTrash[$0] != nil || fromList[$0] != nil }
     }
 
-    private func deleteTasks(_ urls: [String], keepFinishedFile: Bool, intoTrash: Bool) -> [String: ListIndex] {
+    private func deleteTasks(_ urls: [String], intoTrash: Bool) -> [String: ListIndex] {
         // A download whose bytes are all in is being made durable and renamed: it ends
         // finished in a moment, and is deleted after that.
-        let removed = list.remove(urls.filter { !scheduler.finishing.contains($0) })
+        var urls = urls.filter { !scheduler.finishing.contains($0) }
+        let purging = intoTrash ? [] : urls
+        if !intoTrash {
+            // Its files go first: one that cannot be deleted keeps its task where it is.
+            let undeletable = beginPurge(urls)
+            urls.removeAll { undeletable.contains($0) }
+        }
+        defer { endPurge(purging) }
+        let removed = list.remove(urls)
         guard !removed.isEmpty else { return [:] }
         if intoTrash {
             // A microsecond apart, so the order survives a reload: the last deleted is the newest.
@@ -38,7 +46,7 @@ extension DownloadManager {
             }
             toDeleteList.insert(contentsOf: removed.reversed().map(\.url), at: 0)
         } else {
-            eraseTasks(removed.map(\.url), keepFinishedFile: keepFinishedFile)
+            eraseTasks(removed.map(\.url))
         }
         for (n, item) in removed.enumerated() {
             emit(.deleted(url: item.url, from: item.from, count: removed.count, nth: n + 1))
@@ -49,13 +57,13 @@ extension DownloadManager {
     }
 
     @discardableResult
-    public func deleteAllTasks(keepFinishedFile: Bool = false) -> [String: ListIndex] {
-        deleteTasks(list.sections.flatMap { $0 }, keepFinishedFile: keepFinishedFile)
+    public func deleteAllTasks() -> [String: ListIndex] {
+        deleteTasks(list.sections.flatMap { $0 })
     }
 
     /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
-    func eraseTasks(_ urls: [String], keepFinishedFile: Bool) {
-        move(urls, .purge, keepFinishedFile: keepFinishedFile)
+    func eraseTasks(_ urls: [String]) {
+        move(urls, .purge)
     }
 
     /// Forgets a task's record and place; its files stay.
@@ -67,14 +75,18 @@ extension DownloadManager {
         saves.taskRemoved(url)
     }
 
-    /// Deletes tasks in the trash permanently (files too, unless `keepFinishedFile`).
+    /// Deletes tasks in the trash permanently, with their part files (a finished file stays).
     @discardableResult
-    public func cleanupToDeleteTasks(_ urls: [String], keepFinishedFile: Bool = false) -> [String: Int] {
+    public func cleanupToDeleteTasks(_ urls: [String]) -> [String: Int] {
         var result: [String: Int] = [:]
-        let wanted = Set(urls)
+        // Their files go first: one that cannot be deleted keeps its task in the trash.
+        let trashed = urls.filter(isInTrash)
+        let undeletable = beginPurge(trashed)
+        defer { endPurge(trashed) }
+        let wanted = Set(trashed).subtracting(undeletable)
         let positions = toDeleteList.enumerated().filter { wanted.contains($0.element) }
         for (position, url) in positions { result[url] = position }
-        eraseTasks(positions.map(\.element), keepFinishedFile: keepFinishedFile)
+        eraseTasks(positions.map(\.element))
         toDeleteList.removeAll { wanted.contains($0) }
         for (n, (position, url)) in positions.enumerated() {
             emit(.deleted(url: url, from: ListIndex(section: 0, row: position), count: positions.count, nth: n + 1))
@@ -83,21 +95,20 @@ extension DownloadManager {
         return result
     }
 
-    public func cleanupToDeleteTasks(at indexes: [Int], keepFinishedFile: Bool = false) -> [String: Int] {
-        cleanupToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil },
-                             keepFinishedFile: keepFinishedFile)
+    public func cleanupToDeleteTasks(at indexes: [Int]) -> [String: Int] {
+        cleanupToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil })
     }
 
     /// Cleans up trash entries from `start` to `end` inclusive (clamped to the list).
-    public func cleanupToDeleteTasks(from start: Int, to end: Int = Int.max, keepFinishedFile: Bool = false) -> [String: Int] {
+    public func cleanupToDeleteTasks(from start: Int, to end: Int = Int.max) -> [String: Int] {
         guard start >= 0, start < toDeleteList.count, end >= start else { return [:] }
         let last = min(end, toDeleteList.count - 1)
-        return cleanupToDeleteTasks(Array(toDeleteList[start...last]), keepFinishedFile: keepFinishedFile)
+        return cleanupToDeleteTasks(Array(toDeleteList[start...last]))
     }
 
     @discardableResult
-    public func emptyToDeleteList(keepFinishedFile: Bool = false) -> [String: Int] {
-        cleanupToDeleteTasks(toDeleteList, keepFinishedFile: keepFinishedFile)
+    public func emptyToDeleteList() -> [String: Int] {
+        cleanupToDeleteTasks(toDeleteList)
     }
 
     /// Puts trashed tasks back: where the sort puts them, or at `location` in manual mode.

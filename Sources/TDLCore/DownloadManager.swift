@@ -170,6 +170,8 @@ public final class DownloadManager {
             markSettingsDirty()
             flush()
         }
+        // A purge a kill cut off is finished first: its tasks must not start.
+        if restoring && engine != nil { finishPendingPurges(snapshot.pendingPurges) }
         engine?.setGlobalRateLimit(globalRateLimit)
         runningBeforeLoad = runningBefore.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
         if startingDownloads { startLoadedDownloads() }
@@ -219,6 +221,9 @@ public final class DownloadManager {
 
     /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
     public internal(set) var lastError: String?
+
+    /// Files that could not be deleted, kept for the command that asked (`takeDeleteFailures`).
+    var deleteFailures: [FileDeleteFailure] = []
 
     /// Every change that is saved passes here, so the name claims follow it too.
     func markDirty(_ url: String) {

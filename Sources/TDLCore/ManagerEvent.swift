@@ -10,6 +10,8 @@ public enum ManagerEvent: Equatable, Sendable {
     case deleted(url: String, from: ListIndex?, count: Int, nth: Int)
     /// The session could not be saved (the changes are kept and tried again): tell the user.
     case saveFailed(String)
+    /// A task's file could not be deleted: the task stays as it was.
+    case deleteFailed(FileDeleteFailure)
     /// A task finished (file in place) or failed for good.
     case taskSucceeded(url: String, path: String)
     case taskFailed(url: String, reason: FailReason)

@@ -55,6 +55,9 @@ struct SaveQueue {
         pending.removed.append(url)
     }
 
+    mutating func purgesBegun(_ urls: [String]) { pending.purgesBegun += urls }
+    mutating func purgesEnded(_ urls: [String]) { pending.purgesEnded += urls }
+
     /// Changes wait, and a tenth of a second passed since the last save; or a second did.
     /// A save that failed (`retrying`) is tried again once a second, not ten times.
     func isDue(at now: Date, retrying: Bool = false) -> Bool {

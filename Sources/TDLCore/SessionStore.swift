@@ -60,6 +60,9 @@ public struct SessionSnapshot: Sendable {
     public private(set) var trashed: [(deletedAt: Date, url: String)] = []
     public var settings: SessionSettings
     public var manualLayout: ManualLayout?
+    /// Tasks a purge began to forget (their files going) and a kill cut off: the load
+    /// finishes the purge. Only a load of the whole session reads them.
+    public var pendingPurges: [String] = []
 
     public init(tasks: [DownloadTask] = [], settings: SessionSettings = SessionSettings(), manualLayout: ManualLayout? = nil) {
         self.settings = settings
@@ -103,11 +106,16 @@ public struct SessionChanges: Sendable {
     public var progress: [String: [Segment]] = [:]
     public var settings: SessionSettings?
     public var manualLayout: ManualLayout?
+    /// Tasks a purge is about to forget, recorded before their files go (`PendingPurge`).
+    public var purgesBegun: [String] = []
+    /// Purges over: forgotten in the same commit as the tasks they forgot.
+    public var purgesEnded: [String] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         upserted.isEmpty && removed.isEmpty && progress.isEmpty && settings == nil && manualLayout == nil
+            && purgesBegun.isEmpty && purgesEnded.isEmpty
     }
 }
 

@@ -51,7 +51,7 @@ public final class Aria2Notifier {
             check(url, definite: false)
         case .taskSucceeded(let url, _), .taskFailed(let url, _), .deleted(let url, _, _, _):
             check(url, definite: true)
-        case .listChanged, .saveFailed, .allDownloadsOver:
+        case .listChanged, .saveFailed, .deleteFailed, .allDownloadsOver:
             break
         }
     }

@@ -62,7 +62,7 @@ public final class Aria2RPC {
                 if let partition = self.partition, partition.statuses[url] != self.manager.task(url).map(Aria2Terms.status) {
                     self.partition = nil
                 }
-            case .saveFailed, .allDownloadsOver:
+            case .saveFailed, .deleteFailed, .allDownloadsOver:
                 break
             }
         }
@@ -191,7 +191,7 @@ public final class Aria2RPC {
         case "aria2.remove", "aria2.forceRemove":
             let (gid, url) = try task(&p)
             guard manager.task(url)?.deletedAt == nil else { throw RPCFault(1, "Active Download not found for GID#\(gid)") }
-            manager.deleteTasks([url], keepFinishedFile: true)
+            manager.deleteTasks([url])
             guard manager.task(url).map({ $0.deletedAt != nil }) ?? true else {
                 throw RPCFault(1, "GID#\(gid) cannot be removed now: its file is being made durable")
             }
@@ -375,8 +375,8 @@ public final class Aria2RPC {
     func forget(_ urls: [String]) {
         guard !urls.isEmpty else { return }
         let listed = urls.filter { manager.task($0)?.deletedAt == nil }
-        if !listed.isEmpty { manager.deleteTasks(listed, keepFinishedFile: true) }
-        manager.cleanupToDeleteTasks(urls, keepFinishedFile: true)
+        if !listed.isEmpty { manager.deleteTasks(listed) }
+        manager.cleanupToDeleteTasks(urls)
     }
 
     // MARK: - Structs

@@ -16,7 +16,7 @@ final class StatusPublisher {
         self.manager = manager
         observer = manager.observe { [weak self] event in
             switch event {
-            case .saveFailed, .allDownloadsOver: break
+            case .saveFailed, .deleteFailed, .allDownloadsOver: break
             default: self?.publish()
             }
         }

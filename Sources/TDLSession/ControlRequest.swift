@@ -65,6 +65,7 @@ public enum ControlActions {
             return add(items, on: manager)
         }
         var reply = ControlReply()
+        _ = manager.takeDeleteFailures()
         // Spelled as the session spells it (see `URLIdentity`), as `add` does.
         var urls = request.items.map { URLIdentity.normalized($0.url) }
         if request.all == true {
@@ -105,14 +106,19 @@ public enum ControlActions {
         case .restart:
             report("restarted", manager.restartTasks(known))
         case .remove:
-            report("moved to the trash", Array(manager.deleteTasks(known, keepFinishedFile: true).keys))
+            report("moved to the trash", Array(manager.deleteTasks(known).keys))
         case .purge:
-            report("deleted for good", manager.purgeTasks(known, keepFinishedFile: true))
+            report("deleted for good", manager.purgeTasks(known))
         case .status:
             // Unnamed: the waiting and downloading ones, the only states a saved session may not
             // show as they are (and a short answer even in a list of 100,000).
             let asked = urls.isEmpty ? manager.unfinishedList.filter { manager.state(of: $0)?.isActive == true } : known
             reply.tasks = asked.compactMap { status(of: $0, in: manager) }
+        }
+        // A file that could not be deleted left its task as it was ("unchanged" above): say why.
+        for failure in manager.takeDeleteFailures() {
+            reply.problems.append(ScreenSafe.clean(failure.message))
+            if reply.status == ExitStatus.ok { reply.status = ExitStatus.downloadFailed }
         }
         manager.flush()
         if let saveError = manager.lastError {

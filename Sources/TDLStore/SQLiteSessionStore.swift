@@ -270,6 +270,7 @@ public final class SQLiteSessionStore: SessionStore {
                 }
                 snapshot.manualLayout = ManualLayout(sections: sections, titles: titles)
             }
+            snapshot.pendingPurges = try String.fetchAll(db, sql: "SELECT url FROM pendingPurge WHERE session = ?", arguments: [session])
             return snapshot
         } }
     }
@@ -323,6 +324,12 @@ public final class SQLiteSessionStore: SessionStore {
             }
             if let layout = changes.manualLayout {
                 try writeLayout(layout, db)
+            }
+            for url in changes.purgesBegun {
+                try db.execute(sql: "INSERT OR IGNORE INTO pendingPurge (session, url) VALUES (?, ?)", arguments: [session, url])
+            }
+            for url in changes.purgesEnded {
+                try db.execute(sql: "DELETE FROM pendingPurge WHERE session = ? AND url = ?", arguments: [session, url])
             }
             try more?(db)
             return .commit
@@ -406,7 +413,7 @@ public final class SQLiteSessionStore: SessionStore {
     public static func destroySession(_ name: String, path: String) throws {
         try reported(path) {
             try open(path).write { db in
-                for table in ["task", "segment", "layoutSection", "layoutRow", "setting"] {
+                for table in ["task", "segment", "layoutSection", "layoutRow", "setting", "pendingPurge"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE session = ?", arguments: [name])
                 }
             }

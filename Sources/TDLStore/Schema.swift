@@ -89,6 +89,17 @@ enum Schema {
                 CREATE INDEX layoutRow_place ON layoutRow(session, section, row);
                 """)
         }
+        // A purge records the tasks it is about to forget before their files go, and forgets
+        // the record with the tasks in one commit: a launch after a kill in between finishes it.
+        migrator.registerMigration("v4: pending purges") { db in
+            try db.execute(sql: """
+                CREATE TABLE pendingPurge (
+                    session TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    PRIMARY KEY (session, url)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

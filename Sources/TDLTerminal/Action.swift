@@ -2,7 +2,7 @@
 /// map, the help screen and the README's key table all come from this list.
 public enum Action: String, CaseIterable, Sendable {
     case moveUp, moveDown, pageUp, pageDown, first, last
-    case add, togglePause, pauseAll, resumeAll, stop, restart, delete
+    case add, togglePause, pauseAll, resumeAll, stop, restart, delete, deleteFile
     case toggleTrash, restore, emptyTrash
     case cycleSort, flipOrder, toggleSectioning
     case moveTaskDown, moveTaskUp, newSection, rename
@@ -25,6 +25,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .stop: return ["x"]
         case .restart: return ["r"]
         case .delete: return ["d", "Del"]
+        case .deleteFile: return ["D"]
         case .toggleTrash: return ["t"]
         case .restore: return ["u"]
         case .emptyTrash: return ["E"]
@@ -62,10 +63,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .resumeAll: return "Resume all downloads"
         case .stop: return "Stop the selected downloads"
         case .restart: return "Restart the selected downloads from zero"
-        case .delete: return "Move to the trash (in the trash: delete for good; on an empty section: remove it)"
+        case .delete: return "Move to the trash (in the trash: delete for good, a finished file stays; on an empty section: remove it)"
+        case .deleteFile: return "Delete the finished file from disk (asks, naming it); the download stays, stopped"
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
-        case .emptyTrash: return "Empty the trash, files included (asks first)"
+        case .emptyTrash: return "Empty the trash (asks first; finished files stay)"
         case .cycleSort: return "Next sort: manual, add time, name, size, type"
         case .flipOrder: return "Flip ascending / descending (not in manual order)"
         case .toggleSectioning: return "Sections on or off for this sort"

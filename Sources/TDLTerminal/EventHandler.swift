@@ -10,7 +10,7 @@ struct EventHandler {
         switch event {
         case .taskChanged(let url), .taskSucceeded(let url, _), .taskFailed(let url, _), .deleted(let url, _, _, _):
             state.taskChanged(url)
-        case .listChanged, .saveFailed, .allDownloadsOver:
+        case .listChanged, .saveFailed, .deleteFailed, .allDownloadsOver:
             break
         }
         switch event {
@@ -18,6 +18,8 @@ struct EventHandler {
             return [.redraw, .rebuildRows]
         case .saveFailed(let problem):  // no row of its own: the message line says it
             state.say(problem, error: true)
+        case .deleteFailed(let failure):
+            state.say(ScreenText.clean(failure.message), error: true)
         case .taskSucceeded:
             // A finished download can move in a sorted list (its size, its type); manual order keeps it.
             if !manager.arrangement.isManual { return [.redraw, .rebuildRows] }

@@ -31,6 +31,7 @@ struct ListActions {
             return [.redraw, .save]
         case .restart: return restart()
         case .delete: return delete(inTrash: inTrash)
+        case .deleteFile: return deleteFinishedFiles()
         case .toggleTrash:
             state.view = inTrash ? .list : .trash
             state.rows.marked.removeAll()
@@ -160,6 +161,7 @@ struct ListActions {
         let n = manager.restartTasks(urls).count
         // A running download is not restarted under its own feet (SDE's rule).
         state.say(n > 0 ? state.done("restarted", n, of: urls) : "stop it first (x): a running download does not restart")
+        state.sayDeleteFailures(manager)
         return .listEdited
     }
 
@@ -172,13 +174,24 @@ struct ListActions {
             return .redraw
         }
         if !manager.isTrashOpened && urls.contains(where: { manager.state(of: $0) == .finished }) {
-            state.prompt = .question(.deleteWithFiles(urls))
+            state.prompt = .question(.deleteForGood(urls))
             return .redraw
         }
         let n = manager.deleteTasks(urls).count
         state.say(manager.isTrashOpened ? state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)" : state.done("deleted", n, of: urls))
         state.rows.marked.subtract(urls)
         return .listEdited
+    }
+
+    /// D: a finished file off the disk, asked first with its path; its download stays, stopped.
+    private func deleteFinishedFiles() -> Reaction {
+        let finished = state.targets(manager).filter { manager.state(of: $0) == .finished }
+        guard let first = finished.first, let path = manager.task(first)?.filePath else {
+            state.say("D deletes a finished download's file: none is selected")
+            return .redraw
+        }
+        state.prompt = .question(.deleteFinishedFiles(finished, firstPath: path))
+        return .redraw
     }
 
     /// d on a section header: an empty section arranged by hand goes; one with tasks stays.

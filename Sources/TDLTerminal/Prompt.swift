@@ -17,10 +17,12 @@ enum Prompt: Equatable {
 
 /// A yes/no question: each case says what a yes does, and to which tasks.
 enum Question: Equatable {
-    /// Without a trash, deleting takes the finished files with it.
-    case deleteWithFiles([String])
-    /// In the trash view: deleting is for good, files included.
+    /// Without a trash, deleting is for good (part files go, finished files stay).
+    case deleteForGood([String])
+    /// In the trash view: deleting is for good (part files go, finished files stay).
     case deleteFromTrash([String])
+    /// Finished files deleted from disk: named, since nothing brings them back.
+    case deleteFinishedFiles([String], firstPath: String)
     /// Restarting a finished download deletes its file.
     case restartFinished([String])
     /// Restarting a stopped, paused or failed download discards the bytes it has.
@@ -30,7 +32,8 @@ enum Question: Equatable {
 
     var urls: [String] {
         switch self {
-        case .deleteWithFiles(let urls), .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _): return urls
+        case .deleteForGood(let urls), .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _),
+             .deleteFinishedFiles(let urls, _): return urls
         case .leaveManualOrder: return []
         }
     }
@@ -41,8 +44,10 @@ enum Question: Equatable {
         case .leaveManualOrder(let key, let sections):
             let yours = sections == 1 ? "your section title" : "your \(sections) sections and their titles"
             return "Sorting by \(key.title) drops \(yours). Sort? (y/n) "
-        case .deleteWithFiles: return "Delete \(downloads) with their finished files? (y/n) "
-        case .deleteFromTrash: return "Delete \(downloads) for good, with their files? (y/n) "
+        case .deleteForGood, .deleteFromTrash: return "Delete \(downloads) for good? Finished files stay. (y/n) "
+        case .deleteFinishedFiles(let urls, let path):
+            let more = urls.count > 1 ? " and \(urls.count - 1) more finished \(urls.count == 2 ? "file" : "files")" : ""
+            return "Delete \(ScreenText.clean(path))\(more) from disk? (y/n) "
         case .restartFinished: return "Restart deletes the downloaded file. Restart \(downloads)? (y/n) "
         case .restartPartial(_, let bytes):
             return "Restart discards the \(ByteFormat.string(bytes)) already downloaded. Restart \(downloads)? (y/n) "

@@ -21,13 +21,17 @@ struct PromptKeys {
         state.prompt = nil
         let urls = question.urls
         switch question {
-        case .deleteWithFiles: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
+        case .deleteForGood: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
+        case .deleteFinishedFiles(_, let path):
+            let n = manager.deleteFilesOfTasks(urls).count
+            state.say(urls.count == 1 && n == 1 ? "deleted \(path)" : "deleted \(n) of \(urls.count) files")
         case .deleteFromTrash: state.say(state.done("deleted", manager.cleanupToDeleteTasks(urls).count, of: urls) + " for good")
         case .restartFinished, .restartPartial: state.say(state.done("restarted", manager.restartTasks(urls).count, of: urls))
         case .leaveManualOrder(let key, _):
             manager.arrange(.sorted(key, manager.arrangement.sortOrder ?? .ascending))
             state.say("sorted by \(key.title)")
         }
+        state.sayDeleteFailures(manager)
         state.rows.marked.subtract(urls)
         return .listEdited
     }
@@ -35,7 +39,7 @@ struct PromptKeys {
     private func decline(_ question: Question) -> Reaction {
         state.prompt = nil
         switch question {
-        case .deleteWithFiles, .deleteFromTrash: state.say("nothing deleted")
+        case .deleteForGood, .deleteFromTrash, .deleteFinishedFiles: state.say("nothing deleted")
         case .restartFinished, .restartPartial: state.say("nothing restarted")
         case .leaveManualOrder: state.say("still in manual order")
         }

@@ -165,6 +165,13 @@ final class ScreenState {
 
     /// "paused 3 downloads (2 hidden by the filter)": what an action did, naming the marked
     /// rows it touched that the filter hides.
+    /// A file an action could not delete outranks the count of what it did: its task stayed.
+    func sayDeleteFailures(_ manager: DownloadManager) {
+        let failures = manager.takeDeleteFailures()
+        guard let first = failures.first else { return }
+        say(first.message + (failures.count > 1 ? " (and \(failures.count - 1) more: m)" : ""), error: true)
+    }
+
     func done(_ verb: String, _ n: Int, of urls: [String]) -> String {
         let shown = Set(rows.entries.compactMap(\.url))
         let hidden = min(n, urls.filter { !shown.contains($0) }.count)

@@ -44,6 +44,10 @@ final class Connection {
         case failed(FailReason)
         /// A mirror's answer is another file (size, validator).
         case otherFile(String)
+        /// A range answer of another version than the partial's (validators, total).
+        case fileChanged(String)
+        /// An answer no file can be written from (a broken Content-Range or total).
+        case brokenAnswer(String)
         /// A new limit is so low that this connection's reads overshoot it: it makes way for
         /// one with smaller reads at the same offset.
         case readsTooLargeForLimit
@@ -100,9 +104,10 @@ final class Connection {
         tdl_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0)
         tdl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
-        // A transfer below 1 KB/s for the stall time is reconnected and resumed.
-        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
-        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallSeconds)
+        // A transfer below the lowest speed for the stall time is reconnected and resumed.
+        let lowSpeed = LowSpeedRule(lowestSpeed: settings.lowestSpeed, stallSeconds: settings.stallSeconds)
+        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+        tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
         tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
         if download.engine.netrc.fileExists(now: download.engine.now) {
             tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
@@ -255,13 +260,18 @@ final class Connection {
             }
             return false
         }
-        if asksForRange {
-            guard status == 206, let range = headers["content-range"], Self.contentRangeStart(range) == requestStart else {
-                // 200 for a range, or a range we did not ask for: the file changed or ranges are ignored.
+        if asksForRange || status == 206 {
+            // 200 for a range: the file changed or ranges are ignored.
+            guard status == 206 else {
                 stopReason = .rangeIgnored
                 return false
             }
-            if let total = Self.contentRangeTotal(range), let size = download.size, total != size {
+            guard let header = headers["content-range"], let range = ContentRange(header) else {
+                stopReason = .brokenAnswer("a 206 answer with a broken Content-Range (\(headers["content-range"] ?? "none"))")
+                return false
+            }
+            // A range we did not ask for.
+            guard range.first == requestStart else {
                 stopReason = .rangeIgnored
                 return false
             }
@@ -274,17 +284,6 @@ final class Connection {
     static func header(_ value: String?, lists token: String) -> Bool {
         guard let value else { return false }
         return value.split(separator: ",").contains { $0.trimmingWhitespace().lowercased() == token }
-    }
-
-    static func contentRangeStart(_ value: String) -> Int64? {
-        // "bytes 100-199/1000"
-        guard let space = value.firstIndex(of: " "), let dash = value.firstIndex(of: "-") else { return nil }
-        return byteCount(value[value.index(after: space)..<dash])
-    }
-
-    static func contentRangeTotal(_ value: String) -> Int64? {
-        guard let slash = value.lastIndex(of: "/") else { return nil }
-        return byteCount(value[value.index(after: slash)...])
     }
 
     /// A size or offset a server sent: not negative, and small enough (an exbibyte) that

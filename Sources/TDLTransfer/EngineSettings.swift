@@ -3,8 +3,11 @@ import Foundation
 /// Knobs of the transfer engine that are not per task.
 public struct EngineSettings: Sendable {
     public static let version = "0.1.0"
-    /// Seconds below 1 KB/s before a connection is dropped and resumed.
+    /// Seconds below 1 KB/s (or the lowest speed) before a connection is dropped and resumed.
     public var stallSeconds = 30
+    /// Bytes per second a connection must keep up over the stall time (aria2's
+    /// `--lowest-speed-limit`); nil: only the 1 KB/s stall floor (see `LowSpeedRule`).
+    public var lowestSpeed: Int64?
     public var connectTimeout = 20
     /// First backoff before a retry; doubles each time (with jitter), at most 30 s.
     public var retryBaseSeconds: Double = 1

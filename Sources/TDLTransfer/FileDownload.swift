@@ -51,8 +51,8 @@ final class FileDownload {
     var part: PartFile?
     var segments: [LiveSegment] = []
     var resolved: Bool
-    var failures = 0
-    var writtenAtLastFailure: Int64 = -1
+    var retryBudget = RetryBudget()
+    var failures: Int { retryBudget.failures }
     var checksumFailures = 0
     var checkpointInFlight = false
     /// Bumped when the part file is emptied: a checkpoint taken before must not report
@@ -220,21 +220,6 @@ final class FileDownload {
         }
     }
 
-    /// Why a mirror's first answer is not this file: another size or validator; nil when it is.
-    func mismatch(of connection: Connection) -> String? {
-        let headers = connection.headers
-        let total = connection.status == 206 ? headers["content-range"].flatMap(Connection.contentRangeTotal)
-            : connection.status == 200 ? Connection.byteCount(headers["content-length"]) : nil
-        if let total, total != size {
-            return "another size (\(total) bytes, not \(size.map(String.init) ?? "?"))"
-        }
-        if let theirs = headers["etag"], let ours = etag, theirs != ours { return "another ETag (\(theirs), not \(ours))" }
-        if headers["etag"] == nil || etag == nil, let theirs = headers["last-modified"], let ours = lastModified, theirs != ours {
-            return "another Last-Modified"
-        }
-        return nil
-    }
-
     /// The best rate per connection any source has shown, when it was last looked at, and
     /// since when each source has been slow.
     var bestRate: Double = 0
@@ -305,6 +290,7 @@ final class FileDownload {
     /// Called once per connection when its answer checked out. The first one decides the
     /// name, size and validators. False stops the transfer.
     func connectionStarted(_ connection: Connection) -> Bool {
+        if !answerIsThisVersion(connection) { return false }
         if resolved {
             // A mirror's first answer must be this very file before a byte of it is written.
             // (A download without mirrors keeps its checks of old: If-Range, Content-Range.)
@@ -321,7 +307,7 @@ final class FileDownload {
         let status = connection.status
         if isHTTP {
             if status == 206, let range = headers["content-range"] {
-                size = Connection.contentRangeTotal(range)
+                size = ContentRange(range)?.total
             } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
                 size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
             } else {
@@ -585,6 +571,10 @@ final class FileDownload {
         case .rangeIgnored?:
             rangesUnsupported = connection.status == 200
             return restartFromZero(because: "the server ignored the range or the file changed")
+        case .fileChanged(let why)?:
+            return restartFromZero(because: "the file changed on the server (\(why))")
+        case .brokenAnswer(let why)?:
+            return failNow(.unknown(why))
         case .rangeNotSatisfiable?:
             if let size, connection.requestStart >= size, segments.allSatisfy(\.isComplete) { return advance() }
             return restartFromZero(because: "the server no longer has those bytes (416)")
@@ -615,7 +605,7 @@ final class FileDownload {
     /// Why this connection's failure is its source's (nil: the download's own, as a full disk).
     func sourceFailure(_ connection: Connection, result: CURLcode) -> String? {
         switch connection.stopReason {
-        case .otherFile(let why)?: return why
+        case .otherFile(let why)?, .fileChanged(let why)?, .brokenAnswer(let why)?: return why
         case .rangeIgnored?: return mismatch(of: connection) ?? "it ignored the range"
         case .rangeNotSatisfiable?: return "it does not have those bytes (416)"
         case .httpError(let code, _)?: return FailReason.httpStatus(code).message
@@ -642,14 +632,10 @@ final class FileDownload {
         }
     }
 
-    /// Transient failure: try the segment again after a backoff with jitter, up to the retry count.
-    /// Progress since the last failure resets the count: a flaky server that keeps giving bytes
-    /// is not a dead one.
+    /// Transient failure: try the segment again after a backoff with jitter, up to the retry
+    /// count (see `RetryBudget` for when progress starts the count over).
     func retrySegment(_ i: Int, reason: FailReason) {
-        let total = written
-        if total > writtenAtLastFailure { failures = 0 }
-        writtenAtLastFailure = total
-        failures += 1
+        let failures = retryBudget.count(received: written, stalled: reason == .timeout, size: size)
         if failures > job.maxRetries { return failNow(reason) }
         if rangesUnsupported && segments[i].written > 0 {
             // Resuming is impossible on this server: the next try fetches the whole file.
@@ -794,10 +780,9 @@ final class FileDownload {
             resetToZero()
             fillConnections()
         case .sizeMismatch(let expected, let actual):
-            engine.report(.note(url: url, text: "size is \(actual), expected \(expected): restarted from zero", retries: failures))
             engine.report(.finishing(url: url, started: false))
-            resetToZero()
-            fillConnections()
+            // Counted with the other restarts: a server whose sizes never agree fails, never loops.
+            restartFromZero(because: "size is \(actual), expected \(expected)")
         case .nameTaken:
             // A file appeared under the recorded name while this one downloaded: the next free
             // name is recorded, then taken, so a kill in between leaves nothing unknown.

@@ -72,6 +72,15 @@ final class PartFile {
     /// before the file is made under it (to record it first), and may refuse it by throwing.
     static func create(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool,
                        willCreate: (String) throws -> Void) throws -> PartFile {
+        // A download folder removed while tdl runs is made again when a download needs it:
+        // once every later download failed in it until a restart.
+        if access(directory, F_OK) != 0 {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw FileError.from(errno == 0 ? EACCES : errno, directory)
+            }
+        }
         for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
             try willCreate(name)
             let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)

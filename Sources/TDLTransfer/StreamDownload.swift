@@ -164,7 +164,7 @@ public final class StreamDownload {
             return false
         }
         if requestStart > 0 {
-            guard status == 206, let range = headers["content-range"], Connection.contentRangeStart(range) == requestStart else {
+            guard status == 206, let range = headers["content-range"], ContentRange(range)?.first == requestStart else {
                 failure = .unknown("the server cannot resume at byte \(requestStart) (or the file changed); the stream is cut")
                 permanent = true
                 return false

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TDLCore
 import TDLSession
 import TDLTransfer
 
@@ -15,7 +16,13 @@ struct TransferOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Connections to one host over all downloads (default 16); more wait.", valueName: "n"))
     var maxConnectionsPerHost: Int?
 
+    @Option(help: ArgumentHelp("A connection slower than this for 30 s is dropped and retried, as aria2's (e.g. 10K; default 0: only a connection under 1 KB/s).", valueName: "speed"))
+    var lowestSpeedLimit: String?
+
     func validate() throws {
+        if let lowestSpeedLimit, ByteFormat.parseRate(lowestSpeedLimit) == nil {
+            throw ValidationError("--lowest-speed-limit must look like 10K, 1M or 0")
+        }
         if let maxConnectionsPerHost, maxConnectionsPerHost < 1 {
             throw ValidationError("--max-connections-per-host must be at least 1")
         }
@@ -29,6 +36,7 @@ struct TransferOptions: ParsableArguments {
         settings.insecure = insecure
         if let cacert { settings.caBundle = Paths.absolute(cacert) }
         if let maxConnectionsPerHost { settings.maxConnectionsPerHost = maxConnectionsPerHost }
+        if let speed = lowestSpeedLimit.flatMap(ByteFormat.parseRate), speed > 0 { settings.lowestSpeed = speed }
         return settings
     }
 }

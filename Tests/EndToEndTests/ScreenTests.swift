@@ -147,12 +147,12 @@ final class ScreenTests: XCTestCase {
         func footer(_ k: Int) -> String { ScreenDump.row(fromBottom: 2, of: shots[k], rows: k >= 5 ? 12 : 24) }
         XCTAssertTrue(shots[0].contains(" k Up          Move the selection up"), shots[0])
         XCTAssertFalse(shots[0].contains("Quit (everything is saved)"), shots[0])
-        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 38, more below"), shots[0])
+        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 39, more below"), shots[0])
         // G shows the end: the last keys and how to close.
         XCTAssertTrue(shots[1].contains(" q             Quit (everything is saved)"), shots[1])
         XCTAssertTrue(shots[1].contains("Press q or Esc to close."), shots[1])
-        XCTAssertTrue(footer(1).hasSuffix("lines 18–38 of 38, more above"), shots[1])
-        XCTAssertTrue(footer(2).hasSuffix("lines 17–37 of 38, more above and below"), shots[2])
+        XCTAssertTrue(footer(1).hasSuffix("lines 19–39 of 39, more above"), shots[1])
+        XCTAssertTrue(footer(2).hasSuffix("lines 18–38 of 39, more above and below"), shots[2])
         XCTAssertEqual(shots[3], shots[0], "g goes back to the top")
         XCTAssertEqual(footer(4), footer(1), "PgDn stops at the last full page")
         XCTAssertTrue(shots[1].contains("v             Mark or unmark, then move down"), shots[1])
@@ -390,14 +390,14 @@ final class ScreenTests: XCTestCase {
         XCTAssertEqual(listed(shots[0]), ["back.bin", "old.bin"], shots[0])
         XCTAssertEqual(message(shots[1]), "restored 1 download", shots[1])
         XCTAssertEqual(listed(shots[1]), ["old.bin"], shots[1])
-        XCTAssertEqual(message(shots[2]), "Delete 1 download for good, with their files? (y/n)", shots[2])
+        XCTAssertEqual(message(shots[2]), "Delete 1 download for good? Finished files stay. (y/n)", shots[2])
         XCTAssertEqual(message(shots[3]), "nothing deleted", shots[3])
         XCTAssertEqual(listed(shots[3]), ["old.bin"], shots[3])
         XCTAssertEqual(message(shots[4]), "deleted 1 download for good", shots[4])
         XCTAssertTrue(shots[4].contains("The trash is empty. Press t to go back."), shots[4])
         XCTAssertEqual(listed(shots[5]), ["back.bin"], shots[5])
         XCTAssertTrue(ScreenDump.taskRows(shots[5])[0].hasSuffix("Done"), shots[5])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: old), "deleted for good with its file")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: old), "a finished file stays on every purge path")
         XCTAssertTrue(FileManager.default.fileExists(atPath: back), "the restored row keeps its file")
     }
 

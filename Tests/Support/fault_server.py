@@ -59,6 +59,17 @@ need_cookie=N=V     403 unless the Cookie header holds the pair N=V
 need_referer=R      403 unless Referer is exactly R
 need_agent=A        403 unless User-Agent contains A
 set_cookie=N=V      adds Set-Cookie: N=V; Path=/
+swap_after=K        after the first K requests for this exact path?query the
+                    file is another version: seed "<seed>.v2", ETag
+                    "<seed>.v2-<size>", a later Last-Modified (same size)
+ignore_if_range=1   Range is honoured whatever If-Range says (a server that
+                    answers a changed file's range with 206)
+total=T[,T2,...]    every answer is a 206 (the whole file without Range) whose
+                    Content-Range total is written as T verbatim (-1, -100,
+                    abc, 50); the k-th request for this exact
+                    path?query takes the k-th item, the last one repeating
+halve=1             each answer sends half of what it was asked for, then
+                    stalls `stall` seconds (a trickle that never completes)
 
 Range: single ``bytes=a-b`` / ``bytes=a-`` / ``bytes=-n`` -> 206 with
 Content-Range; unsatisfiable -> 416 with ``Content-Range: bytes */N``.
@@ -184,6 +195,7 @@ class Stats:
             self.proxied = 0
             self.per_path = {}
             self.fail_counts = {}
+            self.request_numbers = {}
             self.connections = getattr(self, "connections", 0)
             self.max_connections = self.connections
             self.in_flight = getattr(self, "in_flight", 0)
@@ -233,6 +245,13 @@ class Stats:
             seen = self.fail_counts.get(key, 0)
             self.fail_counts[key] = seen + 1
             return seen < limit
+
+    def request_number(self, key):
+        """1 for the first request for key (path?query), 2 for the next, ..."""
+        with self.lock:
+            n = self.request_numbers.get(key, 0) + 1
+            self.request_numbers[key] = n
+            return n
 
     def snapshot(self):
         with self.lock:
@@ -592,6 +611,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if size < 0:
             raise BadRequest("negative size")
         seed = q.get("seed", "0") or "0"
+        number = STATS.request_number(key)
+        swap_after = int_param(q, "swap_after")
+        swapped = swap_after is not None and number > swap_after
+        if swapped:
+            seed = seed + ".v2"
         blob = gzipped(seed, size) if q.get("gzip") == "1" else None
         if blob is not None:
             size = len(blob)
@@ -608,7 +632,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         lm_param = q.get("lastmod")
         if lm_param is None:
-            last_modified = LAST_MODIFIED
+            last_modified = "Thu, 22 Oct 2015 07:28:00 GMT" if swapped else LAST_MODIFIED
         elif lm_param == "none":
             last_modified = None
         else:
@@ -623,7 +647,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if range_header is not None and not chunked and not no_range:
             if_range = self.headers.get("If-Range")
             use_range = True
-            if if_range is not None:
+            if if_range is not None and q.get("ignore_if_range") != "1":
                 ir = if_range.strip()
                 if ir.startswith('"') or ir.startswith("W/"):
                     # Strong comparison: weak tags never match.
@@ -641,6 +665,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if r is not None:
                     start, end = r[0], r[1] + 1
                     code = 206
+        if q.get("total") and not chunked:
+            code = 206  # even to a request without Range, as broken servers do
 
         self.send_response(code)
         self.send_header("Content-Type", q.get("ctype") or "application/octet-stream")
@@ -656,7 +682,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # send_header encodes with latin-1: bytes reach the client verbatim.
             self.send_header("Content-Disposition", cd)
         if code == 206:
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+            totals = q.get("total")
+            total = str(size)
+            if totals:
+                items = totals.split(",")
+                total = items[min(number, len(items)) - 1]
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{total}")
         if blob is not None:
             self.send_header("Content-Encoding", "gzip")
         if chunked:
@@ -703,6 +734,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _send_body(self, path, q, source, start, end, chunked):
         drop_after = int_param(q, "drop_after")
         stall_after = int_param(q, "stall_after")
+        if q.get("halve") == "1":
+            stall_after = (end - start) // 2
         stall = float_param(q, "stall", 30.0)
         rate = float_param(q, "rate")
         if rate is not None and rate <= 0:

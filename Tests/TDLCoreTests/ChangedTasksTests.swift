@@ -26,7 +26,7 @@ final class ChangedTasksTests: XCTestCase {
         XCTAssertEqual(f.manager.takeChangedTasks(), [c], "to the trash")
         f.manager.restoreToDeleteTasks([c])
         XCTAssertEqual(f.manager.takeChangedTasks(), [c], "back from the trash")
-        f.manager.purgeTasks([c], keepFinishedFile: true)
+        f.manager.purgeTasks([c])
         XCTAssertEqual(f.manager.takeChangedTasks(), [c], "forgotten")
         XCTAssertNil(f.manager.task(c))
     }

@@ -158,7 +158,7 @@ final class StateChangeTests: XCTestCase {
         f.manager.pauseTasks([b])
         let finished = f.manager.task(a)!.filePath
         let part = f.writeFile("b.bin.part")
-        XCTAssertEqual(f.manager.deleteAllTasks(keepFinishedFile: true).count, 2)
+        XCTAssertEqual(f.manager.deleteAllTasks().count, 2)
         XCTAssertTrue(f.exists(finished))
         XCTAssertFalse(f.exists(part), "keepFinishedFile keeps only finished files")
         XCTAssertTrue(f.manager.allTasksSet.isEmpty)

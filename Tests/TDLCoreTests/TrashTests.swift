@@ -86,7 +86,7 @@ final class TrashTests: XCTestCase {
         XCTAssertEqual(f.manager.state(of: a), .downloading)
     }
 
-    func testCleanupByURLIndexAndRangeDeletesFiles() {
+    func testCleanupByURLIndexAndRangeKeepsFinishedFiles() {
         let f = Fixture(trash: true)
         let urls = f.add(["a.bin", "b.bin", "c.bin", "d.bin", "e.bin"])
         for url in urls { f.finish(url) }
@@ -96,10 +96,10 @@ final class TrashTests: XCTestCase {
         XCTAssertTrue(paths.allSatisfy(f.exists), "the trash keeps files")
 
         XCTAssertEqual(f.manager.cleanupToDeleteTasks([urls[4], "https://nope.example/x"]), [urls[4]: 0])
-        XCTAssertFalse(f.exists(paths[4]))
+        XCTAssertTrue(f.exists(paths[4]), "a finished file stays on every purge path")
         XCTAssertEqual(f.manager.cleanupToDeleteTasks(at: [1, 42, -3]), [urls[2]: 1])
         XCTAssertEqual(f.manager.toDeleteList, [urls[3], urls[1], urls[0]])
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 1, keepFinishedFile: true), [urls[1]: 1])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 1), [urls[1]: 1])
         XCTAssertTrue(f.exists(paths[1]), "kept finished file")
         XCTAssertNil(f.manager.task(urls[1]))
         XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 5), [:])
@@ -122,16 +122,16 @@ final class TrashTests: XCTestCase {
         XCTAssertEqual(f.manager.emptyToDeleteList(), [:])
     }
 
-    func testDeleteWithTheTrashClosedAndKeepFinishedFile() {
+    func testDeleteWithTheTrashClosedKeepsFinishedFiles() {
         let f = Fixture(trash: false)
         let (a, b) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0])
         f.finish(a)
         f.finish(b)
         let (pathA, pathB) = (f.manager.task(a)!.filePath, f.manager.task(b)!.filePath)
-        f.manager.deleteTasks([a], keepFinishedFile: true)
+        f.manager.deleteTasks([a])
         f.manager.deleteTasks([b])
         XCTAssertTrue(f.exists(pathA))
-        XCTAssertFalse(f.exists(pathB))
+        XCTAssertTrue(f.exists(pathB))
         XCTAssertTrue(f.manager.toDeleteList.isEmpty)
         XCTAssertTrue(f.manager.allTasksSet.isEmpty)
     }

@@ -738,6 +738,8 @@ enum LifecycleRunner {
         case .purge(let i):
             if trashed(pool[i]) {
                 world.tampered[pool[i]] = nil
+                // A finished file stays on every purge path: the user's from now on.
+                if let task = manager.task(pool[i]), task.state == .finished { world.foreign.insert(task.filePath) }
                 manager.cleanupToDeleteTasks([pool[i]])
             }
         case .limitUp:

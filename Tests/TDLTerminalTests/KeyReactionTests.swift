@@ -68,11 +68,11 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertEqual(screen.state.rows.currentURL, ScreenFixture.url("b.bin"))
     }
 
-    func testWithoutATrashAFinishedFileGoesOnlyAfterAYes() throws {
+    func testWithoutATrashADeleteForGoodAsksAndKeepsTheFinishedFile() throws {
         let screen = try ScreenFixture([("done.bin", .finished)], trash: false)
         let url = ScreenFixture.url("done.bin")
         XCTAssertEqual(screen.press("d"), .redraw)
-        XCTAssertEqual(screen.state.prompt, .question(.deleteWithFiles([url])))
+        XCTAssertEqual(screen.state.prompt, .question(.deleteForGood([url])))
         XCTAssertEqual(screen.press("n"), .redraw)
         XCTAssertNil(screen.state.prompt)
         XCTAssertEqual(screen.state.message, "nothing deleted")
@@ -83,8 +83,24 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertNil(screen.state.prompt)
         XCTAssertEqual(screen.state.message, "deleted 1 download")
         XCTAssertNil(screen.manager.task(url))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: screen.path("done.bin")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: screen.path("done.bin")), "a finished file stays on every purge path")
         XCTAssertEqual(screen.rowNames, [])
+    }
+
+    /// Deleting a finished file from disk is its own key, and its question names the file.
+    func testDeletingAFinishedFileIsItsOwnKeyAndNamesTheFile() throws {
+        let screen = try ScreenFixture([("done.bin", .finished)], trash: true)
+        let url = ScreenFixture.url("done.bin")
+        let path = screen.manager.task(url)!.filePath
+        XCTAssertEqual(screen.press("D"), .redraw)
+        XCTAssertEqual(screen.state.prompt?.line, "Delete \(path) from disk? (y/n) ")
+        screen.press("n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        screen.press("D")
+        XCTAssertEqual(screen.press("y"), .listEdited)
+        XCTAssertEqual(screen.state.message, "deleted \(path)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(screen.manager.state(of: url), .stopped, "the download stays, without its file")
     }
 
     func testRestartingAFinishedDownloadIsAQuestionOfItsOwn() throws {

@@ -132,6 +132,11 @@ public final class FaultServer {
         try fetch("/sha256/\(name)?size=\(size)&seed=\(seed)\(gzip ? "&gzip=1" : "")").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The SHA-256 of a file whose seed is text: `"7.v2"` is seed 7's second version (`swap_after`).
+    public func sha256(name: String, size: Int, seed: String) throws -> String {
+        try fetch("/sha256/\(name)?size=\(size)&seed=\(seed)").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Total body bytes the server sent since the last reset.
     public func bodyBytesSent() throws -> Int {
         try stats()["body_bytes"] as? Int ?? -1
