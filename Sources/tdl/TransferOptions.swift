@@ -20,8 +20,8 @@ struct TransferOptions: ParsableArguments {
     var lowestSpeedLimit: String?
 
     func validate() throws {
-        if let lowestSpeedLimit, ByteFormat.parseRate(lowestSpeedLimit) == nil {
-            throw ValidationError("--lowest-speed-limit must look like 10K, 1M or 0")
+        if let lowestSpeedLimit {
+            do { _ = try RateText.parse(lowestSpeedLimit) } catch { throw ValidationError("--lowest-speed-limit: \(error)") }
         }
         if let maxConnectionsPerHost, maxConnectionsPerHost < 1 {
             throw ValidationError("--max-connections-per-host must be at least 1")
@@ -36,7 +36,7 @@ struct TransferOptions: ParsableArguments {
         settings.insecure = insecure
         if let cacert { settings.caBundle = Paths.absolute(cacert) }
         if let maxConnectionsPerHost { settings.maxConnectionsPerHost = maxConnectionsPerHost }
-        if let speed = lowestSpeedLimit.flatMap(ByteFormat.parseRate), speed > 0 { settings.lowestSpeed = speed }
+        if let speed = lowestSpeedLimit.flatMap(RateText.value), speed > 0 { settings.lowestSpeed = speed }
         return settings
     }
 }
