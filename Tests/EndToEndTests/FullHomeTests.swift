@@ -30,7 +30,7 @@ final class FullHomeTests: XCTestCase {
         return unshare
     }
 
-    /// Mounts a 16 MiB tmpfs on `$1` (the home), makes the session, fills the disk up to
+    /// Mounts a 16 MiB tmpfs on `$1` (the home is `$1/home`), makes the session, fills the disk up to
     /// `room` 4 KiB blocks, runs `body`, then frees the disk and runs `body` again.
     func runTwice(_ body: String, downloadsOnTheHomeDisk: Bool, room: Int = 30) throws -> Processes.Result {
         let unshare = try unshare()
@@ -39,7 +39,9 @@ final class FullHomeTests: XCTestCase {
         try (urls.joined(separator: "\n") + "\n").write(toFile: input.file("urls.txt"), atomically: true, encoding: .utf8)
         let script = """
             mount -t tmpfs -o size=16m tdl-test "$1" || exit 99
-            export TDL_HOME="$1" TDL="$2" URLS="$3" DL="$4"
+            # The home is a folder of the disk, not the disk: downloads never go into the home.
+            mkdir -m 700 "$1/home"
+            export TDL_HOME="$1/home" TDL="$2" URLS="$3" DL="$4"
             [ "$5" = same ] && DL="$1/dl" && mkdir "$DL"
             "$TDL" add http://127.0.0.1:9/x.bin >/dev/null && "$TDL" rm --purge http://127.0.0.1:9/x.bin >/dev/null || exit 98
             dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null; rm "$1/filler"
