@@ -14,8 +14,8 @@ import Glibc
 /// makes between transfers (`runJobs`).
 ///
 /// What a client controls is bounded: a body is at most `maxBody` bytes (413 and the
-/// connection closed), a request must arrive whole within `secondsPerRequest` of the
-/// connection opening or of the answer before (else the connection is closed), and a
+/// connection closed), a request must arrive whole within `secondsPerRequest` of its first
+/// bytes, a connection waits at most `idleSeconds` for its next request (aria2's 30 s), and a
 /// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
 /// Who may call at all is `RPCAccess`'s decision (Host and Origin), made before anything else.
 /// A listener that fails (accept's EMFILE when descriptors run out) listens again after a rest.
@@ -24,6 +24,8 @@ public final class RPCServer: @unchecked Sendable {
         /// aria2's --rpc-max-request-size default.
         public var maxBody = 2 << 20
         public var secondsPerRequest: Double = 10
+        /// How long a kept-alive connection may wait for its next request, as aria2.
+        public var idleSeconds: Double = 30
         /// Notifications kept for a WebSocket client that does not read them.
         public var queuedNotifications = 1_000
 
@@ -59,7 +61,7 @@ public final class RPCServer: @unchecked Sendable {
         // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
         let engine = UncheckedBox(rpc.manager.engine)
         inbox = try LoopInbox(wake: { engine.value?.wakeUp() })
-        deadlines = Deadlines(seconds: limits.secondsPerRequest)
+        deadlines = Deadlines(seconds: limits.secondsPerRequest, idleSeconds: limits.idleSeconds)
         guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
         let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
         let pool = DeadlinePool(inner: .ePoll(), deadlines: deadlines)
@@ -86,13 +88,13 @@ public final class RPCServer: @unchecked Sendable {
         let server = self.server, stopping = self.stopping, problems = self.problems
         task = Task.detached {
             await server.appendRoute("POST /jsonrpc") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 return await Self.post(request, cors: verdict.allowOrigin, limits: limits, answer: answer)
             }
             await server.appendRoute("OPTIONS /jsonrpc") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders(verdict.allowOrigin))
@@ -105,7 +107,7 @@ public final class RPCServer: @unchecked Sendable {
                 upgrade: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: RPCSocket(hub: hub, limits: limits, answer: answer))),
                 deadlines: deadlines, access: access))
             await server.appendRoute("*") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders(verdict.allowOrigin),
@@ -271,14 +273,14 @@ struct SocketUpgrade: HTTPHandler {
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let verdict = access.verdict(of: request)
         if case .refused(let why) = verdict {
-            deadlines.restart(request.remoteAddress)
+            deadlines.answered(request.remoteAddress)
             return RPCServer.refusal(why)
         }
         let response = try await upgrade.handleRequest(request)
         if response.statusCode == .switchingProtocols {
             deadlines.exempt(request.remoteAddress)
         } else {
-            deadlines.restart(request.remoteAddress)
+            deadlines.answered(request.remoteAddress)
         }
         var answered = response
         for (name, value) in RPCServer.corsHeaders(verdict.allowOrigin) { answered.headers[name] = value }

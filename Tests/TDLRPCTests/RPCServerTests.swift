@@ -279,6 +279,42 @@ final class RPCServerTests: XCTestCase {
         XCTAssertGreaterThan(outcome?.closedAfter ?? 0, 0.9)
     }
 
+    /// A kept-alive client that pauses longer than a request may take, then sends its next
+    /// request in two pieces, is answered; so is a new connection from a client port whose old
+    /// connection closed (the limits were once kept by address and port and never cleared, so
+    /// both were closed unanswered). A connection that sends nothing is closed when idle too long.
+    func testAPausingKeptAliveClientAndAReusedClientPortAreAnswered() throws {
+        var limits = RPCServer.Limits()
+        limits.secondsPerRequest = 1
+        limits.idleSeconds = 3
+        try start(limits: limits)
+        let port = server.port
+        let call = RawClient.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#)
+        let outcome = whileServing(timeout: 20) { () -> (statuses: [Int], idleClosedAfter: Double) in
+            guard let client = RawClient(port: port) else { return ([], 0) }
+            var statuses: [Int] = []
+            client.sendInTwo(call)
+            statuses.append(client.readResponse()?.status ?? 0)
+            usleep(1_500_000)
+            client.sendInTwo(call)
+            statuses.append(client.readResponse()?.status ?? 0)
+            let local = client.localPort
+            client.reset()
+            usleep(1_500_000)
+            if let again = RawClient(port: port, localPort: local) {
+                again.sendInTwo(call)
+                statuses.append(again.readResponse()?.status ?? 0)
+            }
+            guard let silent = RawClient(port: port, timeout: 10) else { return (statuses, 0) }
+            let opened = Date()
+            _ = silent.readToEnd()
+            return (statuses, Date().timeIntervalSince(opened))
+        }
+        XCTAssertEqual(outcome?.statuses, [200, 200, 200])
+        XCTAssertGreaterThan(outcome?.idleClosedAfter ?? 0, 2.5)
+        XCTAssertLessThan(outcome?.idleClosedAfter ?? 99, 6)
+    }
+
     func testFiveHundredConnectionsAtOnceEachGetTheirAnswer() throws {
         try start()
         let port = server.port
