@@ -74,10 +74,10 @@ public final class RPCServer: @unchecked Sendable {
         // The loop only carries out the calls that need it: parsing the body and writing the
         // answer's bytes (1,000 status structs are 400 KB) happen on the server's threads, and
         // reads are answered there too, without waiting for the loop's turn.
-        let answer: @Sendable (Data) async -> Data = { body in
-            guard let request = Aria2RPC.request(body) else { return Aria2RPC.parseError.serialized }
-            if let read = readOnly.answer(request: request) { return read.serialized }
-            return await inbox.ask { rpcBox.value.answer(request: request) }.serialized
+        let answer: @Sendable (JSON?) async -> JSON = { request in
+            guard let request else { return Aria2RPC.parseError }
+            if let read = readOnly.answer(request: request) { return read }
+            return await inbox.ask { rpcBox.value.answer(request: request) }
         }
         let started = DispatchSemaphore(value: 0)
         // Why the server did not start: its own error wins over the waiter's, which is only
@@ -105,7 +105,7 @@ public final class RPCServer: @unchecked Sendable {
             }
             await server.appendRoute("GET /jsonrpc", to: SocketUpgrade(
                 upgrade: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: RPCSocket(hub: hub, limits: limits, answer: answer))),
-                deadlines: deadlines, access: access))
+                deadlines: deadlines, access: access, answer: answer))
             await server.appendRoute("*") { request in
                 defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
@@ -223,7 +223,7 @@ public final class RPCServer: @unchecked Sendable {
     }
 
     /// One HTTP call: the body is read up to the bound, the loop answers.
-    static func post(_ request: HTTPRequest, cors: String?, limits: Limits, answer: @Sendable (Data) async -> Data) async -> HTTPResponse {
+    static func post(_ request: HTTPRequest, cors: String?, limits: Limits, answer: @Sendable (JSON?) async -> JSON) async -> HTTPResponse {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limits.maxBody {
             return closing(.payloadTooLarge, cors: cors)
         }
@@ -236,11 +236,33 @@ public final class RPCServer: @unchecked Sendable {
         } catch {
             return closing(.requestTimeout, cors: cors)
         }
-        let answered = await answer(body)
+        let answered = await answer(Aria2RPC.request(body))
+        return reply(answered.serialized, status: status(of: answered), contentType: "application/json-rpc", cors: cors)
+    }
+
+    /// A call over GET (`RPCGetCall`), JSONP with a callback.
+    static func get(_ request: HTTPRequest, cors: String?, answer: @Sendable (JSON?) async -> JSON) async -> HTTPResponse {
+        guard let call = RPCGetCall(query: request.target.query()) else { return closing(.badRequest, cors: cors) }
+        let answered = await answer(call.request)
+        return reply(call.wrap(answered.serialized), status: status(of: answered), contentType: call.contentType, cors: cors)
+    }
+
+    /// aria2's HTTP status for an answer: 200 for a result or a batch; for an error, 400 for
+    /// a failed call (code 1) or an invalid request, 404 for an unknown method, else 500.
+    static func status(of answer: JSON) -> HTTPStatusCode {
+        guard let code = answer["error"]?["code"]?.integer else { return .ok }
+        switch code {
+        case 1, -32600: return .badRequest
+        case -32601: return .notFound
+        default: return .internalServerError
+        }
+    }
+
+    static func reply(_ body: Data, status: HTTPStatusCode, contentType: String, cors: String?) -> HTTPResponse {
         // In one write: FlyingFox sends a body 4 KiB a write unless told otherwise.
-        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders(cors),
-                                    body: HTTPBodySequence(data: answered, suggestedBufferSize: max(4096, answered.count)))
-        response.headers[.contentType] = "application/json-rpc"
+        var response = HTTPResponse(statusCode: status, headers: corsHeaders(cors),
+                                    body: HTTPBodySequence(data: body, suggestedBufferSize: max(4096, body.count)))
+        response.headers[.contentType] = contentType
         return response
     }
 
@@ -264,17 +286,23 @@ struct Hangup: WSHandler {
 }
 
 /// GET /jsonrpc: a WebSocket, only for a page whose origin the user allowed (browsers send no
-/// preflight for one); its connection is exempt from the per-request time limit.
+/// preflight for one); its connection is exempt from the per-request time limit. Without an
+/// `Upgrade`, a call as aria2 takes one over GET, past the same checks.
 struct SocketUpgrade: HTTPHandler {
     let upgrade: WebSocketHTTPHandler
     let deadlines: Deadlines
     let access: RPCAccess
+    let answer: @Sendable (JSON?) async -> JSON
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let verdict = access.verdict(of: request)
         if case .refused(let why) = verdict {
             deadlines.answered(request.remoteAddress)
             return RPCServer.refusal(why)
+        }
+        guard request.headers[HTTPHeader("Upgrade")]?.lowercased() == "websocket" else {
+            defer { deadlines.answered(request.remoteAddress) }
+            return await RPCServer.get(request, cors: verdict.allowOrigin, answer: answer)
         }
         let response = try await upgrade.handleRequest(request)
         if response.statusCode == .switchingProtocols {
@@ -298,77 +326,6 @@ extension RPCAccess.Verdict {
     var allowOrigin: String? {
         if case .allowed(let origin) = self { return origin }
         return nil
-    }
-}
-
-/// One WebSocket client: its text messages are calls (answered in order), and it hears every
-/// notification.
-struct RPCSocket: WSMessageHandler {
-    let hub: SocketHub
-    let limits: RPCServer.Limits
-    let answer: @Sendable (Data) async -> Data
-
-    func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
-        let (messages, out) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(limits.queuedNotifications))
-        let id = hub.add(out)
-        let answer = self.answer, hub = self.hub, maxBody = limits.maxBody
-        Task {
-            for await message in client {
-                switch message {
-                case .text(let text):
-                    guard text.utf8.count <= maxBody else {
-                        out.yield(.close(WSCloseCode(1009, reason: "message too big")))
-                        continue
-                    }
-                    let reply = await answer(Data(text.utf8))
-                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
-                case .data(let data):
-                    guard data.count <= maxBody else { continue }
-                    let reply = await answer(data)
-                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
-                case .close:
-                    break
-                }
-            }
-            hub.remove(id)
-            out.finish()
-        }
-        return messages
-    }
-}
-
-/// The WebSocket clients, from any thread.
-final class SocketHub: @unchecked Sendable {
-    private let lock = NSLock()
-    private var clients: [Int: AsyncStream<WSMessage>.Continuation] = [:]
-    private var next = 0
-
-    func add(_ client: AsyncStream<WSMessage>.Continuation) -> Int {
-        lock.lock(); defer { lock.unlock() }
-        next += 1
-        clients[next] = client
-        return next
-    }
-
-    func remove(_ id: Int) {
-        lock.lock(); defer { lock.unlock() }
-        clients[id] = nil
-    }
-
-    var count: Int {
-        lock.lock(); defer { lock.unlock() }
-        return clients.count
-    }
-
-    func broadcast(_ text: String) {
-        lock.lock(); defer { lock.unlock() }
-        for client in clients.values { client.yield(.text(text)) }
-    }
-
-    func finishAll() {
-        lock.lock(); defer { lock.unlock() }
-        for client in clients.values { client.finish() }
-        clients = [:]
     }
 }
 
