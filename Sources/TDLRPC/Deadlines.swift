@@ -5,10 +5,10 @@ import Foundation
 import Glibc
 #endif
 
-/// How long each open connection may keep the server waiting, as aria2 bounds it: a
-/// connection waiting for its next request (just accepted, or after an answer) is closed after
-/// `idleSeconds` without one; a request, once its first bytes are in, must be whole within
-/// `seconds`; a WebSocket has no limit.
+/// How long each open connection may keep the server waiting: a new connection's first
+/// request must be whole within `seconds` of its first wait; after an answer, a kept-alive
+/// connection waits at most `idleSeconds` for its next request (aria2's 30 s), which must then
+/// be whole within `seconds` of its first bytes; a WebSocket has no limit.
 ///
 /// The state belongs to one connection: it is found by descriptor and checked against the
 /// socket's inode, so a descriptor or a client port reused by a new connection starts afresh
@@ -31,6 +31,9 @@ final class Deadlines: @unchecked Sendable {
     private let lock = NSLock()
     private var byDescriptor: [Int32: Connection] = [:]
     private var descriptorOfPeer: [String: Int32] = [:]
+    /// Connections answered (or upgraded) before they ever waited, their request read at once:
+    /// the phase their first wait takes, if it comes within seconds.
+    private var pending: [String: (phase: Phase, at: Date)] = [:]
     let seconds: Double
     let idleSeconds: Double
 
@@ -49,13 +52,16 @@ final class Deadlines: @unchecked Sendable {
 
     static func key(_ address: Socket.Address) -> String? { key(HTTPRequest.Address.make(from: address)) }
 
-    /// The phase of the connection on `descriptor` about to wait for bytes; a connection not
-    /// seen before starts idle.
+    /// The phase of the connection on `descriptor` about to wait for bytes.
     func phase(descriptor: Int32, inode: UInt64, peer: String) -> Phase {
         lock.lock(); defer { lock.unlock() }
         if let known = byDescriptor[descriptor], known.inode == inode { return known.phase }
         forget(descriptor)
-        let fresh = Connection(inode: inode, peer: peer, phase: .idle(until: Date().addingTimeInterval(idleSeconds)))
+        // A new connection's first request may already be partly read (its bytes came before
+        // the first wait), so its clock runs from this first wait.
+        var phase: Phase = .request(until: Date().addingTimeInterval(seconds))
+        if let early = pending.removeValue(forKey: peer), -early.at.timeIntervalSinceNow < 5 { phase = early.phase }
+        let fresh = Connection(inode: inode, peer: peer, phase: phase)
         byDescriptor[descriptor] = fresh
         descriptorOfPeer[peer] = descriptor
         return fresh.phase
@@ -86,10 +92,22 @@ final class Deadlines: @unchecked Sendable {
     private func set(_ address: HTTPRequest.Address?, _ phase: Phase) {
         guard let peer = Self.key(address) else { return }
         lock.lock(); defer { lock.unlock() }
-        // A connection answered before it ever waited is not in the table: its first wait
-        // finds it idle anyway.
-        guard let descriptor = descriptorOfPeer[peer], byDescriptor[descriptor]?.peer == peer else { return }
+        // The peer's entry may be of its closed connection (a reused port): live only while its
+        // descriptor is still that socket.
+        guard let descriptor = descriptorOfPeer[peer], let known = byDescriptor[descriptor], known.peer == peer,
+              Self.inode(of: descriptor) == known.inode else {
+            // Answered and closed at once (a client that makes one call a connection): such
+            // entries are never taken, so they go once stale.
+            if pending.count > 1_024 { pending = pending.filter { -$0.value.at.timeIntervalSinceNow < 5 } }
+            pending[peer] = (phase, Date())
+            return
+        }
         byDescriptor[descriptor]?.phase = phase
+    }
+
+    static func inode(of descriptor: Int32) -> UInt64? {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 
     private func forget(_ descriptor: Int32) {
@@ -124,11 +142,9 @@ struct DeadlinePool: AsyncSocketPool {
             return try await inner.suspendSocket(socket, untilReadyFor: events)
         }
         let descriptor = socket.file.rawValue
-        var status = stat()
-        guard let key = Deadlines.key(peer), fstat(descriptor, &status) == 0 else {
+        guard let key = Deadlines.key(peer), let inode = Deadlines.inode(of: descriptor) else {
             return try await inner.suspendSocket(socket, untilReadyFor: events)
         }
-        let inode = UInt64(status.st_ino)
         let deadline: Date
         switch deadlines.phase(descriptor: descriptor, inode: inode, peer: key) {
         case .exempt: return try await inner.suspendSocket(socket, untilReadyFor: events)

@@ -14,8 +14,9 @@ import Glibc
 /// makes between transfers (`runJobs`).
 ///
 /// What a client controls is bounded: a body is at most `maxBody` bytes (413 and the
-/// connection closed), a request must arrive whole within `secondsPerRequest` of its first
-/// bytes, a connection waits at most `idleSeconds` for its next request (aria2's 30 s), and a
+/// connection closed), a request must arrive whole within `secondsPerRequest` (a connection's
+/// first of its opening, a later one of its first bytes), a kept-alive connection waits at most
+/// `idleSeconds` for its next request (aria2's 30 s), and a
 /// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
 /// Who may call at all is `RPCAccess`'s decision (Host and Origin), made before anything else.
 /// A listener that fails (accept's EMFILE when descriptors run out) listens again after a rest.

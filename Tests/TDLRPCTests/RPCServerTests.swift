@@ -305,10 +305,13 @@ final class RPCServerTests: XCTestCase {
                 again.sendInTwo(call)
                 statuses.append(again.readResponse()?.status ?? 0)
             }
+            // Answered, then silent: closed once idle too long.
             guard let silent = RawClient(port: port, timeout: 10) else { return (statuses, 0) }
-            let opened = Date()
+            silent.send(call)
+            _ = silent.readResponse()
+            let answered = Date()
             _ = silent.readToEnd()
-            return (statuses, Date().timeIntervalSince(opened))
+            return (statuses, Date().timeIntervalSince(answered))
         }
         XCTAssertEqual(outcome?.statuses, [200, 200, 200])
         XCTAssertGreaterThan(outcome?.idleClosedAfter ?? 0, 2.5)
@@ -390,6 +393,22 @@ final class RPCServerTests: XCTestCase {
         } ?? []
         XCTAssertEqual(try JSON.parse(heard.first ?? "")["id"], "a", "\(heard)")
         XCTAssertEqual(try JSON.parse(heard.last ?? "")["method"], "aria2.onDownloadStart", "\(heard)")
+    }
+
+    /// A WebSocket that only listens is not an idle HTTP connection: it stays open past the
+    /// idle limit and is answered after it.
+    func testAQuietWebSocketOutlivesTheIdleLimit() throws {
+        var limits = RPCServer.Limits()
+        limits.idleSeconds = 1
+        try start(limits: limits)
+        let port = server.port
+        let answer = whileServing { () -> String? in
+            guard let client = WSClient(port: port) else { return nil }
+            usleep(2_000_000)
+            client.sendText(#"{"jsonrpc":"2.0","id":"q","method":"aria2.getVersion"}"#)
+            return client.receiveText()
+        } ?? nil
+        XCTAssertEqual(try JSON.parse(answer ?? "")["id"], "q", answer ?? "closed")
     }
 
     func testAWebSocketClientCallsAndHearsEachNotification() throws {
