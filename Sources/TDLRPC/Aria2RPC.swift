@@ -93,7 +93,7 @@ public final class Aria2RPC {
         // it, answered off the loop, sees the change.
         defer { publishStatus() }
         if case .array(let calls) = request {
-            guard !calls.isEmpty else { return Self.errorResponse(id: .null, RPCFault(-32600, "Invalid Request.")) }
+            // An empty batch is answered `[]`, as aria2 does (aria2tui sends one for an empty list).
             return JSON.array(calls.map(answer(call:)))
         }
         return answer(call: request)
@@ -171,15 +171,17 @@ public final class Aria2RPC {
         case "system.listMethods": return .array(Self.methods.map(JSON.string))
         case "system.listNotifications": return .array(Self.notifications.map(JSON.string))
         case "system.multicall":
-            guard !nested, let calls = p.array(0), calls.count <= Self.maxMulticall else { throw RPCFault.badParams }
+            guard !nested else { throw RPCFault(1, "Recursive system.multicall forbidden.") }
+            guard let calls = p.array(0), calls.count <= Self.maxMulticall else { throw p.wrong(0) }
             return .array(calls.map { entry -> JSON in
-                guard let name = entry["methodName"]?.string else { return Self.fault(RPCFault.badParams) }
+                guard case .object = entry else { return Self.fault(RPCFault(1, "system.multicall expected struct.")) }
+                guard let name = entry["methodName"]?.string else { return Self.fault(RPCFault(1, "Missing methodName.")) }
                 guard name != "system.multicall" else { return Self.fault(RPCFault(1, "Recursive system.multicall forbidden.")) }
                 let subParams: [JSON]
                 switch entry["params"] {
                 case nil: subParams = []
                 case .array(let list)?: subParams = list
-                default: return Self.fault(RPCFault.badParams)
+                default: return Self.fault(RPCFault(1, "The parameter at 1 has wrong type."))
                 }
                 do { return .array([try call(name, subParams, nested: true)]) } catch let fault as RPCFault { return Self.fault(fault) } catch { return Self.fault(RPCFault(1, "\(error)")) }
             })
@@ -300,7 +302,8 @@ public final class Aria2RPC {
 
     /// The task a GID parameter names.
     func task(_ p: inout Params, at index: Int = 0) throws -> (gid: String, url: String) {
-        guard let gid = p.string(index), let number = Aria2Terms.gidNumber(gid) else { throw RPCFault.badParams }
+        guard let gid = p.string(index) else { throw p.wrong(index) }
+        guard let number = Aria2Terms.gidNumber(gid) else { throw RPCFault(1, "Invalid GID \(gid)") }
         // Tasks added earlier in this call (a multicall's addUri) are looked up too.
         publisher.fillIfNeeded()
         publisher.publishChanges()
@@ -349,7 +352,8 @@ public final class Aria2RPC {
 
     /// tellWaiting / tellStopped: `offset` from the start, or (negative) from the end going backwards.
     func page(_ list: [String], _ p: inout Params) throws -> JSON {
-        guard let offset = p.int(0), let num = p.int(1), num >= 0 else { throw RPCFault.badParams }
+        guard let offset = p.int(0) else { throw p.wrong(0) }
+        guard let num = p.int(1), num >= 0 else { throw p.wrong(1) }
         let keys = try keys(p, at: 2)
         var picked: [String] = []
         if offset >= 0 {
@@ -366,7 +370,7 @@ public final class Aria2RPC {
 
     func keys(_ p: Params, at index: Int) throws -> Set<String>? {
         guard index < p.values.count else { return nil }
-        guard let list = p.values[index].array else { throw RPCFault.badParams }
+        guard let list = p.values[index].array else { throw p.wrong(index) }
         return Set(list.compactMap(\.string))
     }
 
@@ -394,7 +398,7 @@ public final class Aria2RPC {
     func downloadOptions(from given: JSON?) throws -> DownloadOptions {
         var options = DownloadOptions()
         guard let given else { return options }
-        guard let pairs = given.object else { throw RPCFault.badParams }
+        guard let pairs = given.object else { throw RPCFault(1, "The parameter at 1 has wrong type.") }
         for (name, value) in pairs {
             try RPCPolicy.refuseCommand(option: name)
             let text: String
@@ -460,7 +464,8 @@ public final class Aria2RPC {
     }
 
     func addUri(_ p: inout Params) throws -> JSON {
-        guard let uris = p.array(0)?.compactMap(\.string), !uris.isEmpty, uris.count == p.array(0)?.count else { throw RPCFault.badParams }
+        guard let uris = p.array(0)?.compactMap(\.string), uris.count == p.array(0)?.count else { throw p.wrong(0) }
+        guard !uris.isEmpty else { throw RPCFault(1, "URI is not provided.") }
         guard Set(uris).count == 1 else {
             throw RPCFault(1, "tdl takes one URI per download: add mirrors of a file as separate downloads")
         }
@@ -469,20 +474,26 @@ public final class Aria2RPC {
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
         var position: Int?
         if p.values.count > 2 {
-            guard let given = p.int(2), given >= 0 else { throw RPCFault.badParams }
+            guard let given = p.int(2) else { throw p.wrong(2) }
+            guard given >= 0 else { throw RPCFault(1, "Position must be greater than or equal to 0.") }
             position = given
         }
         if let dir = options.directory {
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
         let url = uris[0]
+        // aria2's pause=true: added waiting for an unpause, never started, so no start or pause
+        // is told (aria2 tells neither). A new task is added stopped, which aria2 calls paused.
+        let paused = p.values.count > 1 && p.values[1]["pause"]?.string == "true"
+        let startsNew = manager.downloadNewFileImmediately
+        if paused { manager.downloadNewFileImmediately = false }
         let result = manager.add([DownloadRequest(url: url, options: options)])
+        manager.downloadNewFileImmediately = startsNew
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
         if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
         let added = result.added.first ?? result.existing.first ?? url
-        // aria2's pause=true: added, but waiting for an unpause.
-        if p.values.count > 1, p.values[1]["pause"]?.string == "true" {
-            manager.pauseTasks([added])
+        if paused {
+            if result.added.isEmpty { manager.pauseTasks([added]) }
         } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
             // Asked for again: a task in the trash or a stopped one downloads again, as a new aria2 download would.
             manager.resumeTasks([added], queueIfFull: true)
@@ -499,7 +510,8 @@ public final class Aria2RPC {
     /// queue; answers where it landed. Waiting downloads start in the new order.
     func changePosition(_ p: inout Params) throws -> JSON {
         let (gid, url) = try task(&p)
-        guard let pos = p.int(1), let how = p.string(2) else { throw RPCFault.badParams }
+        guard let pos = p.int(1) else { throw p.wrong(1) }
+        guard let how = p.string(2) else { throw p.wrong(2) }
         let queue = currentPartition().waiting
         guard let current = queue.firstIndex(of: url) else { throw RPCFault(1, "GID#\(gid) not found in the waiting queue") }
         let target: Int
@@ -508,7 +520,7 @@ public final class Aria2RPC {
         // A position from outside: added with overflow checks, then kept inside the queue by move.
         case "POS_CUR": target = Self.clampedSum(current, pos)
         case "POS_END": target = Self.clampedSum(queue.count - 1, pos)
-        default: throw RPCFault.badParams
+        default: throw RPCFault(1, "Illegal argument.")
         }
         return .number(Double(move(url, to: target)))
     }
@@ -531,7 +543,7 @@ public final class Aria2RPC {
     func changeUri(_ p: inout Params) throws -> JSON {
         let (gid, url) = try task(&p)
         guard let fileIndex = p.int(1), let deleted = p.array(2)?.compactMap(\.string), let added = p.array(3)?.compactMap(\.string) else {
-            throw RPCFault.badParams
+            throw p.wrong(p.int(1) == nil ? 1 : p.array(2) == nil ? 2 : 3)
         }
         guard fileIndex == 1 else { throw RPCFault(1, "GID#\(gid) has one file (index 1)") }
         let removes = deleted.filter { $0 == url }.count
@@ -544,7 +556,7 @@ public final class Aria2RPC {
 
     func changeOption(_ p: inout Params) throws -> JSON {
         let (_, url) = try task(&p)
-        guard p.values.count > 1 else { throw RPCFault.badParams }
+        guard p.values.count > 1 else { throw p.wrong(1) }
         let options = try downloadOptions(from: p.values[1])
         if let rate = options.rateLimit { manager.setRateLimit(rate, forTasks: [url]) }
         var asked = options
@@ -575,12 +587,12 @@ public final class Aria2RPC {
     }
 
     func changeGlobalOption(_ p: inout Params) throws -> JSON {
-        guard let pairs = p.values.first?.object else { throw RPCFault.badParams }
+        guard let pairs = p.values.first?.object else { throw p.wrong(0) }
         // Every value is checked before any applies.
         var changes: [() -> Void] = []
         for (name, value) in pairs {
             try RPCPolicy.refuseCommand(option: name)
-            guard let text = value.string ?? value.integer.map(String.init) else { throw RPCFault.badParams }
+            guard let text = value.string ?? value.integer.map(String.init) else { throw p.wrong(0) }
             switch name {
             case "max-concurrent-downloads":
                 guard let n = Int(text), (1...SessionSettings.largestDownloadCount).contains(n) else {
@@ -608,28 +620,4 @@ public final class Aria2RPC {
         manager.flush()
         return "OK"
     }
-}
-
-/// An error answer: aria2's code (1 for its own errors) and message.
-public struct RPCFault: Error, Equatable {
-    public let code: Int
-    public let message: String
-
-    public init(_ code: Int, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    static let badParams = RPCFault(-32602, "Invalid params.")
-}
-
-/// A method's parameters, read by position.
-struct Params {
-    let values: [JSON]
-
-    init(_ values: [JSON]) { self.values = values }
-
-    func string(_ i: Int) -> String? { i < values.count ? values[i].string : nil }
-    func array(_ i: Int) -> [JSON]? { i < values.count ? values[i].array : nil }
-    func int(_ i: Int) -> Int? { i < values.count ? values[i].integer : nil }
 }

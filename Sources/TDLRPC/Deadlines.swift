@@ -5,15 +5,42 @@ import Foundation
 import Glibc
 #endif
 
-/// When each connection's current request must be whole, by the peer's address: set when the
-/// connection is first seen waiting to read, moved on when its answer is made, none for a
-/// WebSocket.
+/// How long each open connection may keep the server waiting: a new connection's first
+/// request must be whole within `seconds` of its first wait; after an answer, a kept-alive
+/// connection waits at most `idleSeconds` for its next request (aria2's 30 s), which must then
+/// be whole within `seconds` of its first bytes; a WebSocket has no limit.
+///
+/// The state belongs to one connection: it is found by descriptor and checked against the
+/// socket's inode, so a descriptor or a client port reused by a new connection starts afresh
+/// (state kept by address and port once closed a reused port's split request unanswered), and
+/// the table holds at most one entry per descriptor. A handler knows only the peer's address,
+/// so the peer names its connection while that connection lives.
 final class Deadlines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byPeer: [String: Date?] = [:]
-    let seconds: Double
+    enum Phase: Equatable {
+        case idle(until: Date)
+        case request(until: Date)
+        case exempt
+    }
 
-    init(seconds: Double) { self.seconds = seconds }
+    private struct Connection {
+        let inode: UInt64
+        let peer: String
+        var phase: Phase
+    }
+
+    private let lock = NSLock()
+    private var byDescriptor: [Int32: Connection] = [:]
+    private var descriptorOfPeer: [String: Int32] = [:]
+    /// Connections answered (or upgraded) before they ever waited, their request read at once:
+    /// the phase their first wait takes, if it comes within seconds.
+    private var pending: [String: (phase: Phase, at: Date)] = [:]
+    let seconds: Double
+    let idleSeconds: Double
+
+    init(seconds: Double, idleSeconds: Double) {
+        self.seconds = seconds
+        self.idleSeconds = idleSeconds
+    }
 
     static func key(_ address: HTTPRequest.Address?) -> String? {
         switch address {
@@ -25,34 +52,78 @@ final class Deadlines: @unchecked Sendable {
 
     static func key(_ address: Socket.Address) -> String? { key(HTTPRequest.Address.make(from: address)) }
 
-    /// The deadline of a connection waiting to read (nil: none), set when first seen.
-    func deadline(for peer: String) -> Date? {
+    /// The phase of the connection on `descriptor` about to wait for bytes.
+    func phase(descriptor: Int32, inode: UInt64, peer: String) -> Phase {
         lock.lock(); defer { lock.unlock() }
-        if let known = byPeer[peer] { return known }
-        let deadline = Date().addingTimeInterval(seconds)
-        if byPeer.count > 4_096 {  // forget connections long gone
-            let cutoff = Date().addingTimeInterval(-60)
-            byPeer = byPeer.filter { $0.value.map { $0 > cutoff } ?? true }
+        if let known = byDescriptor[descriptor], known.inode == inode { return known.phase }
+        forget(descriptor)
+        // A new connection's first request may already be partly read (its bytes came before
+        // the first wait), so its clock runs from this first wait.
+        var phase: Phase = .request(until: Date().addingTimeInterval(seconds))
+        if let early = pending.removeValue(forKey: peer), -early.at.timeIntervalSinceNow < 5 { phase = early.phase }
+        let fresh = Connection(inode: inode, peer: peer, phase: phase)
+        byDescriptor[descriptor] = fresh
+        descriptorOfPeer[peer] = descriptor
+        return fresh.phase
+    }
+
+    /// Bytes arrived: an idle connection has begun a request, whose clock starts now.
+    func bytesArrived(descriptor: Int32, inode: UInt64) {
+        lock.lock(); defer { lock.unlock() }
+        guard var known = byDescriptor[descriptor], known.inode == inode, case .idle = known.phase else { return }
+        known.phase = .request(until: Date().addingTimeInterval(seconds))
+        byDescriptor[descriptor] = known
+    }
+
+    /// The wait ran out: the connection is being closed.
+    func expired(descriptor: Int32, inode: UInt64) {
+        lock.lock(); defer { lock.unlock() }
+        if byDescriptor[descriptor]?.inode == inode { forget(descriptor) }
+    }
+
+    /// The peer's request is answered: its connection waits for the next one.
+    func answered(_ address: HTTPRequest.Address?) {
+        set(address, .idle(until: Date().addingTimeInterval(idleSeconds)))
+    }
+
+    /// The peer's connection became a WebSocket.
+    func exempt(_ address: HTTPRequest.Address?) { set(address, .exempt) }
+
+    private func set(_ address: HTTPRequest.Address?, _ phase: Phase) {
+        guard let peer = Self.key(address) else { return }
+        lock.lock(); defer { lock.unlock() }
+        // The peer's entry may be of its closed connection (a reused port): live only while its
+        // descriptor is still that socket.
+        guard let descriptor = descriptorOfPeer[peer], let known = byDescriptor[descriptor], known.peer == peer,
+              Self.inode(of: descriptor) == known.inode else {
+            // Answered and closed at once (a client that makes one call a connection): such
+            // entries are never taken, so they go once stale.
+            if pending.count > 1_024 { pending = pending.filter { -$0.value.at.timeIntervalSinceNow < 5 } }
+            pending[peer] = (phase, Date())
+            return
         }
-        byPeer[peer] = deadline
-        return deadline
+        byDescriptor[descriptor]?.phase = phase
     }
 
-    func restart(_ address: HTTPRequest.Address?) {
-        guard let peer = Self.key(address) else { return }
-        lock.lock(); defer { lock.unlock() }
-        byPeer[peer] = Date().addingTimeInterval(seconds)
+    static func inode(of descriptor: Int32) -> UInt64? {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 
-    func exempt(_ address: HTTPRequest.Address?) {
-        guard let peer = Self.key(address) else { return }
+    private func forget(_ descriptor: Int32) {
+        guard let old = byDescriptor.removeValue(forKey: descriptor) else { return }
+        if descriptorOfPeer[old.peer] == descriptor { descriptorOfPeer[old.peer] = nil }
+    }
+
+    /// How many connections are tracked (at most one per descriptor).
+    var count: Int {
         lock.lock(); defer { lock.unlock() }
-        byPeer[peer] = .some(nil)
+        return byDescriptor.count
     }
 }
 
-/// FlyingFox's epoll pool, with the per-request time limit: a connection waiting to read past
-/// its deadline fails that read, and FlyingFox closes it. The listening socket and WebSockets
+/// FlyingFox's epoll pool, with the connections' time limits: a connection waiting to read past
+/// its limit fails that read, and FlyingFox closes it. The listening socket and WebSockets
 /// wait without a limit.
 struct DeadlinePool: AsyncSocketPool {
     let inner: SocketPool<ePoll>
@@ -70,11 +141,20 @@ struct DeadlinePool: AsyncSocketPool {
             _ = setsockopt(socket.file.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             return try await inner.suspendSocket(socket, untilReadyFor: events)
         }
-        guard let key = Deadlines.key(peer), let deadline = deadlines.deadline(for: key) else {
+        let descriptor = socket.file.rawValue
+        guard let key = Deadlines.key(peer), let inode = Deadlines.inode(of: descriptor) else {
             return try await inner.suspendSocket(socket, untilReadyFor: events)
         }
+        let deadline: Date
+        switch deadlines.phase(descriptor: descriptor, inode: inode, peer: key) {
+        case .exempt: return try await inner.suspendSocket(socket, untilReadyFor: events)
+        case .idle(let until), .request(let until): deadline = until
+        }
         let left = deadline.timeIntervalSinceNow
-        guard left > 0 else { throw SocketError.disconnected }
+        guard left > 0 else {
+            deadlines.expired(descriptor: descriptor, inode: inode)
+            throw SocketError.disconnected
+        }
         let inner = self.inner
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -87,7 +167,11 @@ struct DeadlinePool: AsyncSocketPool {
             }
             let ready = try await group.next() ?? false
             group.cancelAll()
-            if !ready { throw SocketError.disconnected }
+            guard ready else {
+                deadlines.expired(descriptor: descriptor, inode: inode)
+                throw SocketError.disconnected
+            }
         }
+        deadlines.bytesArrived(descriptor: descriptor, inode: inode)
     }
 }

@@ -14,8 +14,9 @@ import Glibc
 /// makes between transfers (`runJobs`).
 ///
 /// What a client controls is bounded: a body is at most `maxBody` bytes (413 and the
-/// connection closed), a request must arrive whole within `secondsPerRequest` of the
-/// connection opening or of the answer before (else the connection is closed), and a
+/// connection closed), a request must arrive whole within `secondsPerRequest` (a connection's
+/// first of its opening, a later one of its first bytes), a kept-alive connection waits at most
+/// `idleSeconds` for its next request (aria2's 30 s), and a
 /// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
 /// Who may call at all is `RPCAccess`'s decision (Host and Origin), made before anything else.
 /// A listener that fails (accept's EMFILE when descriptors run out) listens again after a rest.
@@ -24,6 +25,8 @@ public final class RPCServer: @unchecked Sendable {
         /// aria2's --rpc-max-request-size default.
         public var maxBody = 2 << 20
         public var secondsPerRequest: Double = 10
+        /// How long a kept-alive connection may wait for its next request, as aria2.
+        public var idleSeconds: Double = 30
         /// Notifications kept for a WebSocket client that does not read them.
         public var queuedNotifications = 1_000
 
@@ -59,7 +62,7 @@ public final class RPCServer: @unchecked Sendable {
         // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
         let engine = UncheckedBox(rpc.manager.engine)
         inbox = try LoopInbox(wake: { engine.value?.wakeUp() })
-        deadlines = Deadlines(seconds: limits.secondsPerRequest)
+        deadlines = Deadlines(seconds: limits.secondsPerRequest, idleSeconds: limits.idleSeconds)
         guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
         let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
         let pool = DeadlinePool(inner: .ePoll(), deadlines: deadlines)
@@ -72,10 +75,10 @@ public final class RPCServer: @unchecked Sendable {
         // The loop only carries out the calls that need it: parsing the body and writing the
         // answer's bytes (1,000 status structs are 400 KB) happen on the server's threads, and
         // reads are answered there too, without waiting for the loop's turn.
-        let answer: @Sendable (Data) async -> Data = { body in
-            guard let request = Aria2RPC.request(body) else { return Aria2RPC.parseError.serialized }
-            if let read = readOnly.answer(request: request) { return read.serialized }
-            return await inbox.ask { rpcBox.value.answer(request: request) }.serialized
+        let answer: @Sendable (JSON?) async -> JSON = { request in
+            guard let request else { return Aria2RPC.parseError }
+            if let read = readOnly.answer(request: request) { return read }
+            return await inbox.ask { rpcBox.value.answer(request: request) }
         }
         let started = DispatchSemaphore(value: 0)
         // Why the server did not start: its own error wins over the waiter's, which is only
@@ -86,13 +89,13 @@ public final class RPCServer: @unchecked Sendable {
         let server = self.server, stopping = self.stopping, problems = self.problems
         task = Task.detached {
             await server.appendRoute("POST /jsonrpc") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 return await Self.post(request, cors: verdict.allowOrigin, limits: limits, answer: answer)
             }
             await server.appendRoute("OPTIONS /jsonrpc") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders(verdict.allowOrigin))
@@ -103,9 +106,9 @@ public final class RPCServer: @unchecked Sendable {
             }
             await server.appendRoute("GET /jsonrpc", to: SocketUpgrade(
                 upgrade: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: RPCSocket(hub: hub, limits: limits, answer: answer))),
-                deadlines: deadlines, access: access))
+                deadlines: deadlines, access: access, answer: answer))
             await server.appendRoute("*") { request in
-                defer { deadlines.restart(request.remoteAddress) }
+                defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
                 if case .refused(let why) = verdict { return Self.refusal(why) }
                 return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders(verdict.allowOrigin),
@@ -221,7 +224,7 @@ public final class RPCServer: @unchecked Sendable {
     }
 
     /// One HTTP call: the body is read up to the bound, the loop answers.
-    static func post(_ request: HTTPRequest, cors: String?, limits: Limits, answer: @Sendable (Data) async -> Data) async -> HTTPResponse {
+    static func post(_ request: HTTPRequest, cors: String?, limits: Limits, answer: @Sendable (JSON?) async -> JSON) async -> HTTPResponse {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limits.maxBody {
             return closing(.payloadTooLarge, cors: cors)
         }
@@ -234,11 +237,33 @@ public final class RPCServer: @unchecked Sendable {
         } catch {
             return closing(.requestTimeout, cors: cors)
         }
-        let answered = await answer(body)
+        let answered = await answer(Aria2RPC.request(body))
+        return reply(answered.serialized, status: status(of: answered), contentType: "application/json-rpc", cors: cors)
+    }
+
+    /// A call over GET (`RPCGetCall`), JSONP with a callback.
+    static func get(_ request: HTTPRequest, cors: String?, answer: @Sendable (JSON?) async -> JSON) async -> HTTPResponse {
+        guard let call = RPCGetCall(query: request.target.query()) else { return closing(.badRequest, cors: cors) }
+        let answered = await answer(call.request)
+        return reply(call.wrap(answered.serialized), status: status(of: answered), contentType: call.contentType, cors: cors)
+    }
+
+    /// aria2's HTTP status for an answer: 200 for a result or a batch; for an error, 400 for
+    /// a failed call (code 1) or an invalid request, 404 for an unknown method, else 500.
+    static func status(of answer: JSON) -> HTTPStatusCode {
+        guard let code = answer["error"]?["code"]?.integer else { return .ok }
+        switch code {
+        case 1, -32600: return .badRequest
+        case -32601: return .notFound
+        default: return .internalServerError
+        }
+    }
+
+    static func reply(_ body: Data, status: HTTPStatusCode, contentType: String, cors: String?) -> HTTPResponse {
         // In one write: FlyingFox sends a body 4 KiB a write unless told otherwise.
-        var response = HTTPResponse(statusCode: .ok, headers: corsHeaders(cors),
-                                    body: HTTPBodySequence(data: answered, suggestedBufferSize: max(4096, answered.count)))
-        response.headers[.contentType] = "application/json-rpc"
+        var response = HTTPResponse(statusCode: status, headers: corsHeaders(cors),
+                                    body: HTTPBodySequence(data: body, suggestedBufferSize: max(4096, body.count)))
+        response.headers[.contentType] = contentType
         return response
     }
 
@@ -262,23 +287,29 @@ struct Hangup: WSHandler {
 }
 
 /// GET /jsonrpc: a WebSocket, only for a page whose origin the user allowed (browsers send no
-/// preflight for one); its connection is exempt from the per-request time limit.
+/// preflight for one); its connection is exempt from the per-request time limit. Without an
+/// `Upgrade`, a call as aria2 takes one over GET, past the same checks.
 struct SocketUpgrade: HTTPHandler {
     let upgrade: WebSocketHTTPHandler
     let deadlines: Deadlines
     let access: RPCAccess
+    let answer: @Sendable (JSON?) async -> JSON
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let verdict = access.verdict(of: request)
         if case .refused(let why) = verdict {
-            deadlines.restart(request.remoteAddress)
+            deadlines.answered(request.remoteAddress)
             return RPCServer.refusal(why)
+        }
+        guard request.headers[HTTPHeader("Upgrade")]?.lowercased() == "websocket" else {
+            defer { deadlines.answered(request.remoteAddress) }
+            return await RPCServer.get(request, cors: verdict.allowOrigin, answer: answer)
         }
         let response = try await upgrade.handleRequest(request)
         if response.statusCode == .switchingProtocols {
             deadlines.exempt(request.remoteAddress)
         } else {
-            deadlines.restart(request.remoteAddress)
+            deadlines.answered(request.remoteAddress)
         }
         var answered = response
         for (name, value) in RPCServer.corsHeaders(verdict.allowOrigin) { answered.headers[name] = value }
@@ -296,77 +327,6 @@ extension RPCAccess.Verdict {
     var allowOrigin: String? {
         if case .allowed(let origin) = self { return origin }
         return nil
-    }
-}
-
-/// One WebSocket client: its text messages are calls (answered in order), and it hears every
-/// notification.
-struct RPCSocket: WSMessageHandler {
-    let hub: SocketHub
-    let limits: RPCServer.Limits
-    let answer: @Sendable (Data) async -> Data
-
-    func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
-        let (messages, out) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(limits.queuedNotifications))
-        let id = hub.add(out)
-        let answer = self.answer, hub = self.hub, maxBody = limits.maxBody
-        Task {
-            for await message in client {
-                switch message {
-                case .text(let text):
-                    guard text.utf8.count <= maxBody else {
-                        out.yield(.close(WSCloseCode(1009, reason: "message too big")))
-                        continue
-                    }
-                    let reply = await answer(Data(text.utf8))
-                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
-                case .data(let data):
-                    guard data.count <= maxBody else { continue }
-                    let reply = await answer(data)
-                    out.yield(.text(String(decoding: reply, as: UTF8.self)))
-                case .close:
-                    break
-                }
-            }
-            hub.remove(id)
-            out.finish()
-        }
-        return messages
-    }
-}
-
-/// The WebSocket clients, from any thread.
-final class SocketHub: @unchecked Sendable {
-    private let lock = NSLock()
-    private var clients: [Int: AsyncStream<WSMessage>.Continuation] = [:]
-    private var next = 0
-
-    func add(_ client: AsyncStream<WSMessage>.Continuation) -> Int {
-        lock.lock(); defer { lock.unlock() }
-        next += 1
-        clients[next] = client
-        return next
-    }
-
-    func remove(_ id: Int) {
-        lock.lock(); defer { lock.unlock() }
-        clients[id] = nil
-    }
-
-    var count: Int {
-        lock.lock(); defer { lock.unlock() }
-        return clients.count
-    }
-
-    func broadcast(_ text: String) {
-        lock.lock(); defer { lock.unlock() }
-        for client in clients.values { client.yield(.text(text)) }
-    }
-
-    func finishAll() {
-        lock.lock(); defer { lock.unlock() }
-        for client in clients.values { client.finish() }
-        clients = [:]
     }
 }
 

@@ -268,6 +268,21 @@ final class Aria2pTests: XCTestCase {
         XCTAssertEqual(report["total"] as? String, "1500000")
     }
 
+    /// `scripts/soak-rpc.py` for 20 s: aria2p adds, pauses, unpauses and removes downloads, a new
+    /// connection a call, while a kept-alive session polls tellActive with pauses of its own
+    /// (up to 11 s, past the 10 s a request may take). Every call is answered.
+    func testASoakOfFrontEndCallsIsEveryOneAnswered() throws {
+        try startServe()
+        let urls = ["small.bin", "big.bin", "other.bin", "missing.bin"].map(nginx.url)
+        let result = try Processes.run(python, [Processes.packageRoot + "/scripts/soak-rpc.py", "--port", String(port),
+                                                "--secret", madeSecret, "--seconds", "20", "--pause-max", "11"] + urls,
+                                       timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+        XCTAssertEqual(report["failures"] as? Int, 0, result.stdout)
+        XCTAssertGreaterThan(report["calls"] as? Int ?? 0, 100, result.stdout)
+    }
+
     /// aria2p's "move to top" reorders tdl's waiting queue, and the slot that frees starts the
     /// download moved, not the one added first.
     func testADownloadMovedToTheTopStartsNext() throws {

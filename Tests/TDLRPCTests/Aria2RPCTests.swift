@@ -173,7 +173,7 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(f.result("aria2.tellWaiting", [0, 10]).array?.compactMap { $0["status"]?.string }, Array(repeating: "paused", count: 5))
         XCTAssertEqual(f.result("aria2.unpauseAll"), "OK")
         XCTAssertEqual(f.result("aria2.getGlobalStat")["numActive"], "1")
-        XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[2]), 0, "POS_NOWHERE"]), -32602)
+        XCTAssertEqual(f.errorMessage("aria2.changePosition", [.string(gids[2]), 0, "POS_NOWHERE"]), "Illegal argument.")
         XCTAssertEqual(f.errorCode("aria2.changePosition", [.string(gids[0]), 0, "POS_SET"]), 1, "an active download is not in the queue")
     }
 
@@ -327,7 +327,8 @@ final class Aria2RPCTests: XCTestCase {
         let f = RPCFixture(secret: "s3cret")
         func raw(_ text: String) -> JSON { try! JSON.parse(f.rpc.answer(to: Data(text.utf8))) }
         XCTAssertEqual(raw("{not json")["error"]?["code"]?.integer, -32700)
-        XCTAssertEqual(raw("[]")["error"]?["code"]?.integer, -32600)
+        // An empty batch is answered with an empty one, as aria2 does (aria2tui sends one).
+        XCTAssertEqual(raw("[]"), .array([]))
         XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing","params":["token:s3cret"]}"#)["error"]?["code"]?.integer, -32601)
         XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing"}"#)["id"]?.integer, 7)
         XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion","params":{"a":1}}"#)["error"]?["code"]?.integer, -32602)
@@ -337,13 +338,17 @@ final class Aria2RPCTests: XCTestCase {
         // system.* need no token.
         XCTAssertEqual(f.result("system.listNotifications").array?.count, Aria2RPC.notifications.count)
         XCTAssertTrue(f.result("system.listMethods").array?.contains("aria2.addUri") == true)
-        XCTAssertEqual(f.errorCode("aria2.tellStatus", ["token:s3cret", "nothex"]), -32602)
+        // Bad parameters are a method's own error, as aria2 answers them: code 1 and its message.
+        XCTAssertEqual(f.errorCode("aria2.tellStatus", ["token:s3cret", "nothex"]), 1)
+        XCTAssertEqual(f.errorMessage("aria2.tellStatus", ["token:s3cret", "nothex"]), "Invalid GID nothex")
+        XCTAssertEqual(f.errorMessage("aria2.tellStatus", ["token:s3cret"]), "The parameter at 0 is required but missing.")
         XCTAssertEqual(f.errorCode("aria2.tellStatus", ["token:s3cret", "0123456789abcdef"]), 1)
-        XCTAssertEqual(f.errorCode("aria2.tellWaiting", ["token:s3cret", "a", 1]), -32602)
+        XCTAssertEqual(f.errorMessage("aria2.tellWaiting", ["token:s3cret", "a", 1]), "The parameter at 0 has wrong type.")
         XCTAssertEqual(f.errorCode("aria2.addTorrent", ["token:s3cret", "AAAA"]), 1)
         XCTAssertEqual(f.errorCode("aria2.addMetalink", ["token:s3cret", "AAAA"]), 1)
         XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", ["not a url"]]), 1)
-        XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", []]), -32602)
+        XCTAssertEqual(f.errorMessage("aria2.addUri", ["token:s3cret", []]), "URI is not provided.")
+        XCTAssertEqual(f.errorMessage("aria2.addUri", ["token:s3cret", ["http://127.0.0.1:1/p"], [:], -1]), "Position must be greater than or equal to 0.")
         XCTAssertEqual(f.errorCode("aria2.addUri", ["token:s3cret", ["http://127.0.0.1:1/x"], ["header": ["Range: bytes=0-"]]]), 1, "tdl's own header")
         // A batch answers each call.
         let batch = raw(#"[{"jsonrpc":"2.0","id":1,"method":"system.listNotifications"},{"jsonrpc":"2.0","id":2,"method":"aria2.getVersion"}]"#)
@@ -396,6 +401,16 @@ final class Aria2RPCTests: XCTestCase {
                               "onDownloadError b", "onDownloadStop b"])
         XCTAssertEqual(f.notifications.first?.message.text,
                        #"{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"\#(a)"}]}"#)
+    }
+
+    /// aria2 tells nothing for an add with pause=true (tdl started it, then paused it, and told both).
+    func testAnAddWithPauseTellsNoStartOrPause() {
+        let f = RPCFixture(limit: 2)
+        let gid = f.add("http://127.0.0.1:1/quiet", ["pause": "true"])
+        XCTAssertEqual(f.status(gid), "paused")
+        XCTAssertEqual(f.notifications, [])
+        _ = f.result("aria2.unpause", [.string(gid)])
+        XCTAssertEqual(f.notifications.map(\.method), ["aria2.onDownloadStart"])
     }
 
     func testAskingForAURLAgainAnswersItsGIDAndBringsItBack() {

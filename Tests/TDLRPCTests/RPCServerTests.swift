@@ -184,8 +184,8 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(callWithoutTheLoop("aria2.tellStatus", ["token:pw", .string(gid), ["status"]])?["result"]?["status"], "active")
         XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", ["token:no", .string(gid)])?["error"]?["message"], "Unauthorized")
         XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", [.string(gid)])?["error"]?["message"], "Unauthorized")
-        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", ["token:pw", .string(gid), "status"])?["error"]?["code"], -32602)
-        XCTAssertEqual(callThroughTheLoop("aria2.getServers", ["token:pw", "xyz"])?["error"]?["code"], -32602)
+        XCTAssertEqual(callThroughTheLoop("aria2.tellStatus", ["token:pw", .string(gid), "status"])?["error"]?["code"], 1)
+        XCTAssertEqual(callThroughTheLoop("aria2.getServers", ["token:pw", "xyz"])?["error"]?["message"], "Invalid GID xyz")
     }
 
     func testACallOverHTTPIsAnsweredOnTheLoop() throws {
@@ -279,6 +279,90 @@ final class RPCServerTests: XCTestCase {
         XCTAssertGreaterThan(outcome?.closedAfter ?? 0, 0.9)
     }
 
+    /// A kept-alive client that pauses longer than a request may take, then sends its next
+    /// request in two pieces, is answered; so is a new connection from a client port whose old
+    /// connection closed (the limits were once kept by address and port and never cleared, so
+    /// both were closed unanswered). A connection that sends nothing is closed when idle too long.
+    func testAPausingKeptAliveClientAndAReusedClientPortAreAnswered() throws {
+        var limits = RPCServer.Limits()
+        limits.secondsPerRequest = 1
+        limits.idleSeconds = 3
+        try start(limits: limits)
+        let port = server.port
+        let call = RawClient.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#)
+        let outcome = whileServing(timeout: 20) { () -> (statuses: [Int], idleClosedAfter: Double) in
+            guard let client = RawClient(port: port) else { return ([], 0) }
+            var statuses: [Int] = []
+            client.sendInTwo(call)
+            statuses.append(client.readResponse()?.status ?? 0)
+            usleep(1_500_000)
+            client.sendInTwo(call)
+            statuses.append(client.readResponse()?.status ?? 0)
+            let local = client.localPort
+            client.reset()
+            usleep(1_500_000)
+            if let again = RawClient(port: port, localPort: local) {
+                again.sendInTwo(call)
+                statuses.append(again.readResponse()?.status ?? 0)
+            }
+            // Answered, then silent: closed once idle too long.
+            guard let silent = RawClient(port: port, timeout: 10) else { return (statuses, 0) }
+            silent.send(call)
+            _ = silent.readResponse()
+            let answered = Date()
+            _ = silent.readToEnd()
+            return (statuses, Date().timeIntervalSince(answered))
+        }
+        XCTAssertEqual(outcome?.statuses, [200, 200, 200])
+        XCTAssertGreaterThan(outcome?.idleClosedAfter ?? 0, 2.5)
+        XCTAssertLessThan(outcome?.idleClosedAfter ?? 99, 6)
+    }
+
+    /// aria2's GET form: `?method=…&id=…&params=BASE64`, JSONP with `jsoncallback`, a batch as
+    /// `params` alone; past the same token, Host and Origin checks as a POST. Errors carry
+    /// aria2's HTTP statuses. (GET without an Upgrade was a failed WebSocket handshake, 400.)
+    func testACallOverGETAndJSONPAsAria2TakesThem() throws {
+        try start(secret: "pw", allowedOrigins: ["http://ui.test:8080"])
+        func get(_ query: String, headers: String = "") -> (status: Int, headers: [String: String], body: Data)? {
+            send("GET /jsonrpc?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n")
+        }
+        func base64(_ json: JSON) -> String {
+            json.serialized.base64EncodedString().addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        }
+        let plain = try XCTUnwrap(get("method=aria2.getVersion&id=7&params=\(base64(["token:pw"]))"))
+        XCTAssertEqual(plain.status, 200)
+        XCTAssertEqual(try JSON.parse(plain.body)["id"], "7")
+        XCTAssertEqual(try JSON.parse(plain.body)["result"]?["version"], .string(Aria2RPC.aria2Version))
+        let jsonp = try XCTUnwrap(get("method=aria2.addUri&id=1&params=\(base64(["token:pw", ["http://127.0.0.1:1/g"]]))&jsoncallback=cb_1"))
+        XCTAssertEqual(jsonp.status, 200)
+        XCTAssertEqual(jsonp.headers["content-type"], "text/javascript")
+        let text = String(decoding: jsonp.body, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("cb_1(") && text.hasSuffix(")"), text)
+        XCTAssertNotNil(fixture.manager.task("http://127.0.0.1:1/g"))
+        // A page's <script src> carries no Origin: the token is what refuses it.
+        let script = try XCTUnwrap(get("method=aria2.addUri&id=1&params=\(base64([["http://127.0.0.1:1/evil"]]))&jsoncallback=cb"))
+        XCTAssertEqual(script.status, 400)
+        XCTAssertTrue(String(decoding: script.body, as: UTF8.self).contains("Unauthorized"))
+        XCTAssertNil(fixture.manager.task("http://127.0.0.1:1/evil"))
+        let batch = try XCTUnwrap(get("params=\(base64([["jsonrpc": "2.0", "id": 1, "method": "system.listMethods"]]))"))
+        XCTAssertEqual(batch.status, 200)
+        XCTAssertEqual(try JSON.parse(batch.body).array?.count, 1)
+        // A callback that is not a name is refused; a foreign page or name as for a POST.
+        XCTAssertEqual(get("method=aria2.getVersion&id=1&jsoncallback=alert(1)//")?.status, 400)
+        XCTAssertEqual(get("method=aria2.getVersion&id=1&params=\(base64(["token:pw"]))", headers: "Origin: http://evil.example\r\n")?.status, 403)
+        let allowed = try XCTUnwrap(get("method=aria2.getVersion&id=1&params=\(base64(["token:pw"]))", headers: "Origin: http://ui.test:8080\r\n"))
+        XCTAssertEqual(allowed.status, 200)
+        XCTAssertEqual(allowed.headers["access-control-allow-origin"], "http://ui.test:8080")
+        // aria2's statuses: parse error 500, a method's error 400, an unknown method 404.
+        XCTAssertEqual(post("{oops")?.status, 500)
+        XCTAssertEqual(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["token:pw","zz"]}"#)?.status, 400)
+        XCTAssertEqual(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing","params":["token:pw"]}"#)?.status, 404)
+        // An empty batch is answered with an empty one.
+        let empty = try XCTUnwrap(post("[]"))
+        XCTAssertEqual(empty.status, 200)
+        XCTAssertEqual(String(decoding: empty.body, as: UTF8.self), "[]")
+    }
+
     func testFiveHundredConnectionsAtOnceEachGetTheirAnswer() throws {
         try start()
         let port = server.port
@@ -295,6 +379,36 @@ final class RPCServerTests: XCTestCase {
             return good
         }
         XCTAssertEqual(answered, 500)
+    }
+
+    /// A WebSocket client hears the answer to its call before the notifications the call
+    /// caused (an add's GID, then its start), as aria2 sends them.
+    func testAWebSocketCallsAnswerComesBeforeTheNotificationsItCaused() throws {
+        try start()
+        let port = server.port
+        let client = try XCTUnwrap(whileServing { WSClient(port: port) } ?? nil)
+        let heard = whileServing { () -> [String] in
+            client.sendText(#"{"jsonrpc":"2.0","id":"a","method":"aria2.addUri","params":[["http://127.0.0.1:1/order"]]}"#)
+            return [client.receiveText() ?? "", client.receiveText() ?? ""]
+        } ?? []
+        XCTAssertEqual(try JSON.parse(heard.first ?? "")["id"], "a", "\(heard)")
+        XCTAssertEqual(try JSON.parse(heard.last ?? "")["method"], "aria2.onDownloadStart", "\(heard)")
+    }
+
+    /// A WebSocket that only listens is not an idle HTTP connection: it stays open past the
+    /// idle limit and is answered after it.
+    func testAQuietWebSocketOutlivesTheIdleLimit() throws {
+        var limits = RPCServer.Limits()
+        limits.idleSeconds = 1
+        try start(limits: limits)
+        let port = server.port
+        let answer = whileServing { () -> String? in
+            guard let client = WSClient(port: port) else { return nil }
+            usleep(2_000_000)
+            client.sendText(#"{"jsonrpc":"2.0","id":"q","method":"aria2.getVersion"}"#)
+            return client.receiveText()
+        } ?? nil
+        XCTAssertEqual(try JSON.parse(answer ?? "")["id"], "q", answer ?? "closed")
     }
 
     func testAWebSocketClientCallsAndHearsEachNotification() throws {

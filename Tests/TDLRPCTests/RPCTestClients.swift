@@ -7,8 +7,23 @@ import Glibc
 final class RawClient {
     let fd: Int32
 
-    init?(port: Int, timeout: Double = 5) {
+    init?(port: Int, timeout: Double = 5, localPort: Int? = nil) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let localPort {
+            var on: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_port = in_port_t(UInt16(localPort).bigEndian)
+            local.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound != 0 {
+                close(fd)
+                return nil
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -24,7 +39,35 @@ final class RawClient {
         }
     }
 
-    deinit { close(fd) }
+    private var closed = false
+
+    deinit { if !closed { close(fd) } }
+
+    /// The client's own port.
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Closes with a reset, so no TIME_WAIT keeps the client's port: it can be used again at once.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(fd)
+        closed = true
+    }
+
+    /// A request in two writes a moment apart, as Python's http.client sends head and body.
+    func sendInTwo(_ request: String) {
+        let bytes = Array(request.utf8)
+        send(Data(bytes[..<(bytes.count / 2)]))
+        usleep(200_000)
+        send(Data(bytes[(bytes.count / 2)...]))
+    }
 
     @discardableResult
     func send(_ data: Data) -> Bool {
