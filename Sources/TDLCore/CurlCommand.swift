@@ -87,6 +87,8 @@ public struct CurlCommand: Equatable, Sendable {
             case "--url": url = try take()
             case "-H", "--header":
                 let header = try take()
+                // A line break would be a header the user never wrote: the whole command is refused.
+                if let problem = RequestText.problem(inValue: header) { throw Problem.unsafe("-H \(RequestHeader.masked(header)): \(problem)") }
                 let name = RequestHeader.name(of: header)
                 let headerValue = String(header.drop { $0 != ":" }.dropFirst().trimmingWhitespace())
                 if name == "user-agent" { options.userAgent = headerValue }

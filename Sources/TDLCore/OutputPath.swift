@@ -3,17 +3,19 @@ import Foundation
 /// A name given for a download's file (`-o`, `out=`, aria2's `out`) that holds a folder:
 /// `sub/x.bin` is saved as `x.bin` in `sub` under the download folder, as aria2 takes a
 /// relative `out` under `dir`. It may not leave that folder: `..` and absolute paths are
-/// refused, not quietly cut down to their last part.
+/// refused, not quietly cut down to their last part. `sub/` names only the folder: the file
+/// keeps the name it would have had.
 public enum OutputPath {
-    /// The subfolder (nil when the name has none) and the file name, or why it is refused.
-    /// Each part is made safe as a server's name would be.
-    public static func split(_ given: String) -> Result<(subfolder: String?, name: String), Refusal> {
+    /// The subfolder (nil when the name has none) and the file name (nil when only a folder was
+    /// given), or why it is refused. Each part is made safe as a server's name would be.
+    public static func split(_ given: String) -> Result<(subfolder: String?, name: String?), Refusal> {
         guard given.contains("/") else { return .success((nil, given)) }
         if given.hasPrefix("/") { return .failure(Refusal("an absolute path; give the folder with -d (dir=) and the name alone")) }
         var parts = given.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts.contains("..") { return .failure(Refusal("\"..\" would leave the download folder")) }
         parts.removeAll { $0 == "." }
-        guard let last = parts.popLast() else { return .failure(Refusal("the file name given has nothing usable in it")) }
+        let last = given.hasSuffix("/") ? nil : parts.popLast()
+        guard last != nil || !parts.isEmpty else { return .failure(Refusal("the file name given has nothing usable in it")) }
         var folders: [String] = []
         for part in parts {
             guard let safe = FileNameSanitizer.sanitize(part) else { return .failure(Refusal("the folder \"\(part)\" has nothing usable in it")) }

@@ -68,19 +68,18 @@ final class SocketHub: @unchecked Sendable {
 
     /// Answers one call of client `id`, holding its notifications until the answer is sent.
     func answer(_ id: Int, _ out: AsyncStream<WSMessage>.Continuation, _ make: () async -> JSON) async {
-        lock.lock()
-        clients[id]?.calls += 1
-        lock.unlock()
+        lock.withLock { clients[id]?.calls += 1 }
         let reply = await make()
-        lock.lock(); defer { lock.unlock() }
-        out.yield(.text(reply.text))
-        guard var client = clients[id] else { return }
-        client.calls -= 1
-        if client.calls == 0 {
-            for text in client.held { out.yield(.text(text)) }
-            client.held = []
+        lock.withLock {
+            out.yield(.text(reply.text))
+            guard var client = clients[id] else { return }
+            client.calls -= 1
+            if client.calls == 0 {
+                for text in client.held { out.yield(.text(text)) }
+                client.held = []
+            }
+            clients[id] = client
         }
-        clients[id] = client
     }
 
     func broadcast(_ text: String) {

@@ -16,6 +16,18 @@ final class OutputNameTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: downloads.file("x.bin")), "not the last part alone")
     }
 
+    /// `-o sub/` names the folder only: the file keeps its own name there (it once became a
+    /// file named `sub`).
+    func testAFolderAloneKeepsTheFilesOwnName() throws {
+        try TestFiles.make(source.file("a.bin"), size: 2_000, seed: 3)
+        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, "-o", "sub/", "file://" + source.file("a.bin")], home: home.path)
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("sub/a.bin")), try Processes.sha256(ofFile: source.file("a.bin")))
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("sub"), isDirectory: &isFolder) && isFolder.boolValue,
+                      "sub is the folder, not the file")
+    }
+
     func testANameThatLeavesTheFolderIsRefused() throws {
         for name in ["../x.bin", "sub/../../x.bin", "/tmp/x.bin"] {
             let add = try Processes.tdl(["get", "-q", "-d", downloads.path, "-o", name, "http://127.0.0.1:9/\(name.count).bin"], home: home.path)

@@ -81,6 +81,14 @@ final class CurlCommandTests: XCTestCase {
         XCTAssertThrowsError(try CurlCommand.parse("wget https://a.example/")) { XCTAssertEqual($0 as? CurlCommand.Problem, .notCurl) }
         XCTAssertThrowsError(try CurlCommand.parse("curl 'https://a.example/")) { XCTAssertEqual($0 as? CurlCommand.Problem, .unbalancedQuote) }
         XCTAssertThrowsError(try CurlCommand.parse("curl -H 'A: b'")) { XCTAssertEqual($0 as? CurlCommand.Problem, .noURL) }
+        // A line break in any header refuses the whole command: not applied, the download
+        // would go on without a header the user asked for (a token, say).
+        for header in [#"$'X-A: a\r\nX-Inj: 1'"#, #"$'X-A: a\nb'"#, #"$'X-A: a\rb'"#, #"$'Authorization: a\x00b'"#] {
+            XCTAssertThrowsError(try CurlCommand.parse("curl 'https://a.example/f' -H \(header)"), header) { error in
+                guard case .unsafe(let why)? = error as? CurlCommand.Problem else { return XCTFail("\(error)") }
+                XCTAssertTrue(why.contains(RequestText.refusal), why)
+            }
+        }
         XCTAssertTrue(CurlCommand.looksLikeOne("  curl 'https://a.example/'"))
         XCTAssertFalse(CurlCommand.looksLikeOne("https://a.example/curl"))
     }
