@@ -72,36 +72,30 @@ final class ControlServerTests: XCTestCase {
     }
 
     func testAnUnreadableRequestIsAnsweredWithStatus2() throws {
-        let server = try ControlServer(home: home, session: "s")
-        let path = server.path
-        let client = Background { () -> ControlReply? in
-            ControlClient.withConnection(path, otherwise: { _ in nil }) { fd in
-                _ = ControlSocket.writeAll(fd, Data("this is not json\n".utf8))
-                return ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(10))
-                    .flatMap { try? JSONDecoder().decode(ControlReply.self, from: $0) }
-            }
-        }
-        var handled = 0
-        _ = serve(server, until: { client.isDone }) { _ in
-            handled += 1
-            return ControlReply()
-        }
-        let reply = try XCTUnwrap(client.result ?? nil)
+        let (reply, handled) = try answer(to: Data("this is not json\n".utf8))
         XCTAssertEqual(reply.problems, ["unreadable request"])
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertEqual(handled, 0)
-        server.shutDown()
     }
 
     /// A URL that is not valid UTF-8 is refused, not read as a U+FFFD URL and fetched.
     func testARequestWithAURLThatIsNotUTF8IsRefused() throws {
-        let server = try ControlServer(home: home, session: "s")
-        let path = server.path
         let request = Array(#"{"command":"add","items":[{"url":"http://example.org/a"#.utf8) + [0xFF]
             + Array(#"b","options":{}}]}"#.utf8) + [0x0A]
+        let (reply, handled) = try answer(to: Data(request))
+        XCTAssertEqual(reply.status, ExitStatus.badInput)
+        XCTAssertEqual(handled, 0, "nothing was carried out")
+    }
+
+    /// Sends `bytes` as one request to a server of its own; its reply, and how many requests
+    /// reached the handler.
+    func answer(to bytes: Data) throws -> (ControlReply, Int) {
+        let server = try ControlServer(home: home, session: "s")
+        defer { server.shutDown() }
+        let path = server.path
         let client = Background { () -> ControlReply? in
             ControlClient.withConnection(path, otherwise: { _ in nil }) { fd in
-                _ = ControlSocket.writeAll(fd, Data(request))
+                _ = ControlSocket.writeAll(fd, bytes)
                 return ControlSocket.readLine(fd, deadline: Date().addingTimeInterval(10))
                     .flatMap { try? JSONDecoder().decode(ControlReply.self, from: $0) }
             }
@@ -111,10 +105,7 @@ final class ControlServerTests: XCTestCase {
             handled += 1
             return ControlReply()
         }
-        let reply = try XCTUnwrap(client.result ?? nil)
-        XCTAssertEqual(reply.status, ExitStatus.badInput)
-        XCTAssertEqual(handled, 0, "nothing was carried out")
-        server.shutDown()
+        return (try XCTUnwrap(client.result ?? nil), handled)
     }
 
     func testARequestOverTheSizeBoundIsRefusedWithoutBeingCarriedOut() throws {
