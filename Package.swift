@@ -31,11 +31,12 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
-        .target(name: "TDLCore"),
+        .target(name: "TDLCore", swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(
             name: "TDLStore",
             dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(
             name: "TDLTransfer",
@@ -53,15 +54,16 @@ let package = Package(
             ]
         ),
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
-        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
+        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
-        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
-                    exclude: ["Fixtures"]),
+                    exclude: ["Fixtures"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
-        .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
+        .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
     ],

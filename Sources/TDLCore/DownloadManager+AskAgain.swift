@@ -25,7 +25,7 @@ extension DownloadManager {
             restoreToDeleteTasks([url])
             done.append("back from the trash")
         }
-        let task = tasks[url]!
+        guard let task = tasks[url] else { return AskAgainOutcome(done: "no longer in the list", notApplied: nil) }
         let changes = checksum.map { $0 != task.options.checksum } == true || fileName.map { $0 != task.fileName } == true
             || directory.map { $0 != task.directory } == true
         if changes && scheduler.finishing.contains(url) {
@@ -34,51 +34,51 @@ extension DownloadManager {
         }
         // A running download takes new options by stopping and going on from its bytes.
         let wasDownloading = changes && !move([url], .optionsChanging).isEmpty
-        if let checksum, tasks[url]!.options.checksum != checksum {
-            tasks[url]!.options.checksum = checksum
+        if let checksum, tasks[url]?.options.checksum != checksum {
+            tasks[url]?.options.checksum = checksum
             markDirty(url)
         }
         if let limit = options.rateLimit { setRateLimit(limit, forTasks: [url]) }
-        if let connections = options.connections, tasks[url]!.options.connections != connections {
-            tasks[url]!.options.connections = connections
+        if let connections = options.connections, tasks[url]?.options.connections != connections {
+            tasks[url]?.options.connections = connections
             markDirty(url)
         }
         // What the requests carry (headers, agent, cookies, mirrors) applies from the next start.
-        let given = options.filling(from: tasks[url]!.options)
-        let request = DownloadOptions(headers: options.headers ?? tasks[url]!.options.headers, userAgent: given.userAgent,
+        let current = tasks[url]?.options ?? task.options
+        let given = options.filling(from: current)
+        let request = DownloadOptions(headers: options.headers ?? current.headers, userAgent: given.userAgent,
                                       referer: given.referer, cookieFile: given.cookieFile,
                                       saveCookies: given.saveCookies, mirrors: given.mirrors)
-        if request.headers != tasks[url]!.options.headers || request.userAgent != tasks[url]!.options.userAgent
-            || request.referer != tasks[url]!.options.referer || request.cookieFile != tasks[url]!.options.cookieFile
-            || request.saveCookies != tasks[url]!.options.saveCookies || request.mirrors != tasks[url]!.options.mirrors {
-            tasks[url]!.options.headers = request.headers
-            tasks[url]!.options.userAgent = request.userAgent
-            tasks[url]!.options.referer = request.referer
-            tasks[url]!.options.cookieFile = request.cookieFile
-            tasks[url]!.options.saveCookies = request.saveCookies
-            tasks[url]!.options.mirrors = request.mirrors
+        if request.headers != current.headers || request.userAgent != current.userAgent
+            || request.referer != current.referer || request.cookieFile != current.cookieFile
+            || request.saveCookies != current.saveCookies || request.mirrors != current.mirrors {
+            tasks[url]?.options.headers = request.headers
+            tasks[url]?.options.userAgent = request.userAgent
+            tasks[url]?.options.referer = request.referer
+            tasks[url]?.options.cookieFile = request.cookieFile
+            tasks[url]?.options.saveCookies = request.saveCookies
+            tasks[url]?.options.mirrors = request.mirrors
             markDirty(url)
         }
-        if let fileName, fileName != tasks[url]!.fileName {
+        if let fileName, fileName != tasks[url]?.fileName {
             if let problem = rename(url, to: fileName) { problems.append(problem) } else { done.append("renamed to \(fileName)") }
         }
-        if let directory, directory != tasks[url]!.directory {
-            let task = tasks[url]!
+        if let directory, let task = tasks[url], directory != task.directory {
             if task.received == 0 && task.state != .finished && !(task.ownPartPath.map(FileManager.default.fileExists) ?? false) {
-                tasks[url]!.directory = directory
-                tasks[url]!.options.directory = directory
+                tasks[url]?.directory = directory
+                tasks[url]?.options.directory = directory
                 markDirty(url)
             } else {
                 problems.append("it is already downloaded (or partly) in \(task.directory); not moved")
             }
         }
-        if tasks[url]!.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
+        if tasks[url]?.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
             move([url], .askedAgainFileWrong)  // saved before the file goes
             done.append("downloads again: \(why)")
         } else if wasDownloading {
             move([url], .start)
         }
-        if done.isEmpty { done.append(tasks[url]!.state == .finished ? "already downloaded" : "already in the list") }
+        if done.isEmpty { done.append(tasks[url]?.state == .finished ? "already downloaded" : "already in the list") }
         return AskAgainOutcome(done: done.joined(separator: ", "), notApplied: problems.isEmpty ? nil : problems.joined(separator: "; "))
     }
 
@@ -109,9 +109,9 @@ extension DownloadManager {
             || moving && (FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: target + ".part")) {
             return "cannot rename to \(fileName): a file of that name exists"
         }
-        tasks[url]!.fileName = fileName
-        tasks[url]!.options.fileName = fileName
-        if task.state == .finished { tasks[url]!.completedPath = target }
+        tasks[url]?.fileName = fileName
+        tasks[url]?.options.fileName = fileName
+        if task.state == .finished { tasks[url]?.completedPath = target }
         markDirty(url)
         if moving, let from {
             flush()

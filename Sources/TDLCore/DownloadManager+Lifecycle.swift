@@ -34,7 +34,7 @@ extension DownloadManager {
         if rule.effects.contains(.discardFiles) {
             resetProgress(url)
             // Its files go (or were another task's): the next download records a name again.
-            tasks[url]!.finalURL = nil
+            tasks[url]?.finalURL = nil
         }
         switch rule.target {
         case .same:

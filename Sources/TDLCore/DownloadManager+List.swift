@@ -8,7 +8,7 @@ extension DownloadManager {
         // Only the add-time sections need the day; the calendar's first use loads locale data.
         let byDay = key == .addTime && settings.sectioning.isOn(for: .addTime)
         return ListSorter(key: key, order: order, sectioning: settings.sectioning,
-                          hidingExtension: settings.hiddenFileExtension, startOfToday: byDay ? today().start : .distantPast)
+                          startOfToday: byDay ? today().start : .distantPast)
     }
 
     /// The current day, asked of the calendar again only once the clock leaves it: every list
@@ -94,34 +94,6 @@ extension DownloadManager {
         }
     }
 
-    /// SDE's custom sort: tasks with the same trait share a section titled by it (nil trait: a
-    /// last section with a placeholder title). The result is arranged by hand.
-    public func sortListBy(order: SortOrder,
-                           taskTrait: ((String) -> String?)? = nil,
-                           traitAscending: ((String, String) -> Bool)? = nil,
-                           taskAscending: (String, String) -> Bool) {
-        let all = list.sections.flatMap { $0 }
-        var groups: [String: [String]] = [:]
-        var untitled: [String] = []
-        for url in all {
-            if let trait = taskTrait?(url) { groups[trait, default: []].append(url) } else { untitled.append(url) }
-        }
-        let ascendingTraits = groups.keys.sorted(by: traitAscending ?? { $0 < $1 })
-        let orderedTraits = order == .ascending ? ascendingTraits : ascendingTraits.reversed()
-        func sortTasks(_ list: [String]) -> [String] {
-            let up = list.sorted(by: taskAscending)
-            return order == .ascending ? up : up.reversed()
-        }
-        var newSections = orderedTraits.map { sortTasks(groups[$0]!) }
-        var newTitles = orderedTraits
-        if !untitled.isEmpty || newSections.isEmpty {
-            newSections.append(sortTasks(untitled))
-            newTitles.append(ListModel.placeholderTitle)
-        }
-        list.adopt(ManualLayout(sections: newSections, titles: newTitles), tasks: tasks.byURL)
-        arrangementChanged()
-    }
-
     // MARK: - Manual mode
 
     /// Adds URLs as a new titled section at `section` (manual mode only).
@@ -200,7 +172,7 @@ extension DownloadManager {
     public func changeDisplayNameOfTask(_ url: String, to name: String?) {
         guard let task = tasks[url], task.deletedAt == nil else { return }
         let clean = name.flatMap { $0.isEmpty ? nil : $0 }
-        tasks[url]!.customDisplayName = clean
+        tasks[url]?.customDisplayName = clean
         markDirty(url)
         if placeDepends(nameChanged: true, sizeChanged: false) { reposition(url) }
         emit(.taskChanged(url))

@@ -28,7 +28,7 @@ extension DownloadManager {
     /// A name given to the row alone (SDE's display name) would hide the file's.
     private func clearDisplayName(_ url: String) {
         guard tasks[url]?.customDisplayName != nil else { return }
-        tasks[url]!.customDisplayName = nil
+        tasks[url]?.customDisplayName = nil
         markDirty(url)
         emit(.taskChanged(url))
     }

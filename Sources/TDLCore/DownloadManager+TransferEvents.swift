@@ -26,20 +26,20 @@ extension DownloadManager {
             emit(.taskChanged(url))
         case let .checkpoint(url, segments):
             guard tasks[url] != nil, !saves.progressReset.contains(url) else { return }
-            tasks[url]!.segments = segments
-            tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
+            tasks[url]?.segments = segments
+            tasks[url]?.received = segments.reduce(0) { $0 + $1.done }
             saves.progressed(url, segments)
             holdStillIfUnsaved(url)
         case let .note(url, text, retries):
             guard tasks[url] != nil else { return }
-            tasks[url]!.note = text
-            tasks[url]!.retries = retries
+            tasks[url]?.note = text
+            tasks[url]?.retries = retries
             markDirty(url)
             emit(.taskChanged(url))
         case let .retrying(url, reason, attempt, limit):
             guard let task = tasks[url] else { return }
-            tasks[url]!.note = "\(reason.message): retry \(attempt) of \(limit)"
-            tasks[url]!.retries = attempt
+            tasks[url]?.note = "\(reason.message): retry \(attempt) of \(limit)"
+            tasks[url]?.retries = attempt
             // Bytes now, not at the last tick: those in between must not count as the retry working.
             let received = engine?.liveProgress()[url] ?? task.received
             live.retrying[url] = RetryStatus(attempt: attempt, limit: limit, reason: reason, receivedAtRetry: received)
@@ -50,14 +50,14 @@ extension DownloadManager {
             if started { finishBatch() }
         case let .finished(url, path, size):
             guard let before = tasks[url], rule(for: url, .transferFinished) != nil else { return }
-            tasks[url]!.completedPath = path
-            tasks[url]!.fileName = (path as NSString).lastPathComponent
-            tasks[url]!.size = size
-            tasks[url]!.received = size
-            tasks[url]!.segments = [Segment(start: 0, end: size, done: size)]
+            tasks[url]?.completedPath = path
+            tasks[url]?.fileName = (path as NSString).lastPathComponent
+            tasks[url]?.size = size
+            tasks[url]?.received = size
+            tasks[url]?.segments = [Segment(start: 0, end: size, done: size)]
             move([url], .transferFinished)
             if before.deletedAt == nil,
-               placeDepends(nameChanged: before.fileName != tasks[url]!.fileName, sizeChanged: before.size != size) {
+               placeDepends(nameChanged: before.fileName != tasks[url]?.fileName, sizeChanged: before.size != size) {
                 reposition(url)
             }
             emit(.taskSucceeded(url: url, path: path))
@@ -65,8 +65,8 @@ extension DownloadManager {
         case let .failed(url, reason, segments):
             if reason == .notRecorded { return holdStillAfterRefusal(url, segments: segments) }
             guard rule(for: url, .transferFailed) != nil else { return }
-            tasks[url]!.segments = segments
-            tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
+            tasks[url]?.segments = segments
+            tasks[url]?.received = segments.reduce(0) { $0 + $1.done }
             move([url], .transferFailed, reason: reason)
             emit(.taskFailed(url: url, reason: reason))
             finishBatch()

@@ -40,7 +40,7 @@ extension DownloadManager {
                 let url = item.url
                 // Nothing in the trash runs or waits for a slot; see the table for its state.
                 move([url], .trash)
-                tasks[url]!.deletedAt = now.addingTimeInterval(Double(n) * 1e-6)
+                tasks[url]?.deletedAt = now.addingTimeInterval(Double(n) * 1e-6)
                 trackState(url, .stopped)
                 markDirty(url)
             }
@@ -54,11 +54,6 @@ extension DownloadManager {
         emit(.listChanged)
         finishBatch()
         return Dictionary(removed.map { ($0.url, $0.from) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    @discardableResult
-    public func deleteAllTasks() -> [String: ListIndex] {
-        deleteTasks(list.sections.flatMap { $0 })
     }
 
     /// Forgets tasks for good: files (unless a kept finished file), records, and their places.
@@ -95,22 +90,6 @@ extension DownloadManager {
         return result
     }
 
-    public func cleanupToDeleteTasks(at indexes: [Int]) -> [String: Int] {
-        cleanupToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil })
-    }
-
-    /// Cleans up trash entries from `start` to `end` inclusive (clamped to the list).
-    public func cleanupToDeleteTasks(from start: Int, to end: Int = Int.max) -> [String: Int] {
-        guard start >= 0, start < toDeleteList.count, end >= start else { return [:] }
-        let last = min(end, toDeleteList.count - 1)
-        return cleanupToDeleteTasks(Array(toDeleteList[start...last]))
-    }
-
-    @discardableResult
-    public func emptyToDeleteList() -> [String: Int] {
-        cleanupToDeleteTasks(toDeleteList)
-    }
-
     /// Puts trashed tasks back: where the sort puts them, or at `location` in manual mode.
     /// Returns their new places.
     @discardableResult
@@ -124,23 +103,13 @@ extension DownloadManager {
         guard !restored.isEmpty else { return [] }
         toDeleteList.removeAll { wanted.contains($0) }
         for url in restored {
-            tasks[url]!.deletedAt = nil
-            trackState(url, tasks[url]!.state)
+            tasks[url]?.deletedAt = nil
+            if let state = tasks[url]?.state { trackState(url, state) }
             markDirty(url)
         }
         place(restored, atManualIndex: location)
         emit(.listChanged)
         finishBatch()
         return restored.compactMap { indexPath(of: $0) }
-    }
-
-    @discardableResult
-    public func restoreToDeleteTasks(at indexes: [Int], toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
-        restoreToDeleteTasks(indexes.compactMap { toDeleteList.indices.contains($0) ? toDeleteList[$0] : nil }, toLocation: location)
-    }
-
-    @discardableResult
-    public func restoreAllToDeleteTasks(toLocation location: ListIndex = ListIndex(section: 0, row: 0)) -> [ListIndex] {
-        restoreToDeleteTasks(toDeleteList, toLocation: location)
     }
 }

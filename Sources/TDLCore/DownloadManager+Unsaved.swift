@@ -9,9 +9,6 @@ extension DownloadManager {
     /// True from a failed save until one succeeds.
     public var isUnsaved: Bool { lastError != nil }
 
-    /// Whether any download still transfers or finishes.
-    public var hasRunningDownloads: Bool { !scheduler.downloading.isEmpty }
-
     /// A checkpoint arrived while the session cannot be written: the download stops there.
     /// (`limitLowered` is the move that sends a running download back to the waiting queue.)
     func holdStillIfUnsaved(_ url: String) {
@@ -23,8 +20,8 @@ extension DownloadManager {
     /// waits to start again, not failed, since nothing went wrong with it.
     func holdStillAfterRefusal(_ url: String, segments: [Segment]) {
         guard rule(for: url, .limitLowered) != nil else { return }
-        tasks[url]!.segments = segments
-        tasks[url]!.received = segments.reduce(0) { $0 + $1.done }
+        tasks[url]?.segments = segments
+        tasks[url]?.received = segments.reduce(0) { $0 + $1.done }
         move([url], .limitLowered)
         finishBatch()
     }

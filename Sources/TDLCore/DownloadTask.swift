@@ -248,12 +248,8 @@ public struct DownloadTask: Equatable, Sendable {
         return min(1, Double(self.received) / Double(size))
     }
 
-    /// SDE's display name: the custom name, else the file name, with its extension hidden if asked.
-    public func displayName(hidingExtension: Bool) -> String {
-        if let name = self.customDisplayName { return name }
-        guard hidingExtension else { return self.fileName }
-        return FileName.stem(self.fileName)
-    }
+    /// SDE's display name: the custom name, else the file name.
+    public var displayName: String { self.customDisplayName ?? self.fileName }
 
     /// SDE's detail text: "41.6 MB/402.5 MB" while unfinished, "402.5 MB" when finished, or the error.
     public var detailText: String {

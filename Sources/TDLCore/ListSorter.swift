@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Places tasks for a predefined sort: which section a task belongs to and its order inside it.
 ///
@@ -10,16 +11,14 @@ import Foundation
 struct ListSorter {
     let key: SortKey
     let order: SortOrder
-    let hidingExtension: Bool
     let isSectioned: Bool
     /// Start of today, yesterday, 7 and 30 days ago (seconds since the reference date).
     let dayBounds: (today: Double, yesterday: Double, week: Double, month: Double)
 
     /// `startOfToday` is the start of the current day in the user's calendar.
-    init(key: SortKey, order: SortOrder, sectioning: SectioningOptions, hidingExtension: Bool, startOfToday: Date) {
+    init(key: SortKey, order: SortOrder, sectioning: SectioningOptions, startOfToday: Date) {
         self.key = key
         self.order = order
-        self.hidingExtension = hidingExtension
         self.isSectioned = sectioning.isOn(for: key)
         let today = startOfToday.timeIntervalSinceReferenceDate
         dayBounds = (today, today - 86_400, today - 7 * 86_400, today - 30 * 86_400)
@@ -122,7 +121,7 @@ struct ListSorter {
     @inline(__always)
     func fill(_ sortName: SortName, name: inout [UInt8]) -> (rank: Int, number: Double) {
         let start = name.count
-        name.append(contentsOf: sortName.bytes(hidingExtension: hidingExtension))
+        name.append(contentsOf: sortName.folded)
         if key == .fileType { return (sortName.fileType.rank, 0) }
         return (isSectioned ? Self.fileNameRank(firstByte: name.count > start ? name[start] : nil) : 0, 0)
     }
@@ -242,12 +241,18 @@ struct ListSorter {
 
     private typealias Table = [String: DownloadTask]
 
-    /// One thread's share of the keys: its entries, the name bytes they point into, and the
-    /// sort names it made for tasks that had none kept (with the entry index of each).
-    private final class KeysPart: @unchecked Sendable {
+    /// One thread's share of the keys, in order: its entries, the name bytes they point into,
+    /// and the sort names it made for tasks that had none kept (with the entry index of each).
+    private struct KeysPart: Sendable {
         var entries: [Entry] = []
         var names: [UInt8] = []
         var made: [(index: Int, name: SortName)] = []
+    }
+
+    /// Where each thread leaves its part. Guarded by the mutex: taken once per part, not per task.
+    private final class Handover: Sendable {
+        let parts: Mutex<[KeysPart?]>
+        init(count: Int) { parts = Mutex([KeysPart?](repeating: nil, count: count)) }
     }
 
     /// Lists of at least this many tasks make their keys and sort on two threads: the keys of a
@@ -260,15 +265,16 @@ struct ListSorter {
     /// for the next sort; a listing that ends after this sort does not need them.
     func arrange(_ tasks: inout [String: DownloadTask], keepingSortNames: Bool = true) -> (sections: [[String]], titles: [String]) {
         // The listed tasks' places in the table, read in table order: nothing is retained.
-        var positions: [Table.Index] = []
-        positions.reserveCapacity(tasks.count)
+        var places: [Table.Index] = []
+        places.reserveCapacity(tasks.count)
         var position = tasks.values.startIndex
         let end = tasks.values.endIndex
         while position != end {
-            if tasks.values[position].deletedAt == nil { positions.append(position) }
+            if tasks.values[position].deletedAt == nil { places.append(position) }
             tasks.values.formIndex(after: &position)
         }
-        guard !positions.isEmpty else { return ([[]], [""]) }
+        guard !places.isEmpty else { return ([[]], [""]) }
+        let positions = places
         let partCount = positions.count >= Self.parallelThreshold ? 2 : 1
         let bounds = (0 ... partCount).map { positions.count * $0 / partCount }
         var entries: [Entry] = []
@@ -276,26 +282,37 @@ struct ListSorter {
         do {
             // Read by both threads: `tasks` is not changed until this copy is gone.
             let table = tasks
-            parts = (0 ..< partCount).map { _ in KeysPart() }
-            positions.withUnsafeBufferPointer { places in
-                DispatchQueue.concurrentPerform(iterations: partCount) { p in
-                    makeKeys(places, bounds[p] ..< bounds[p + 1], table, parts[p], keepingSortNames: keepingSortNames)
+            let handover = Handover(count: partCount)
+            DispatchQueue.concurrentPerform(iterations: partCount) { p in
+                var part = makeKeys(positions, bounds[p] ..< bounds[p + 1], table, keepingSortNames: keepingSortNames)
+                withOrder(names: part.names, places: positions, table: table) { precedes in part.entries.sort(by: precedes) }
+                handover.parts.withLock { $0[p] = part }
+            }
+            // Each part's arrays are taken, not copied (a million entries are 32 MB).
+            parts = handover.parts.withLock { parts in
+                defer { parts = [] }
+                return parts.compactMap { $0 }
+            }
+            // One name buffer: the second part's entries point past the first part's bytes.
+            var names = parts[0].names
+            parts[0].names = []
+            for p in parts.indices.dropFirst() {
+                let offset = Int32(names.count)
+                names.append(contentsOf: parts[p].names)
+                parts[p].names = []
+                parts[p].entries.withUnsafeMutableBufferPointer { part in
+                    for k in part.indices { part[k].nameStart += offset }
                 }
             }
-            // One name buffer: the second part's entries move past the first part's bytes. Each
-            // part's arrays are taken, not copied (a million entries are 32 MB).
-            var names = parts[0].names
-            entries = parts[0].entries
-            parts[0].names = []
-            parts[0].entries = []
-            for part in parts.dropFirst() {
-                let offset = Int32(names.count)
-                names.append(contentsOf: part.names)
-                part.names = []
-                entries.append(contentsOf: part.entries.lazy.map { var e = $0; e.nameStart += offset; return e })
-                part.entries = []
+            if parts.count == 1 {
+                entries = parts[0].entries
+            } else {
+                entries.reserveCapacity(positions.count)
+                withOrder(names: names, places: positions, table: table) { precedes in
+                    Self.merge(parts[0].entries, parts[1].entries, into: &entries, by: precedes)
+                }
             }
-            sortEntries(&entries, bounds: bounds, names: names, places: positions, table: table)
+            for p in parts.indices { parts[p].entries = [] }
         }
         for part in parts {
             for (index, name) in part.made { tasks.values[positions[index]].keepSortName(name) }
@@ -327,10 +344,9 @@ struct ListSorter {
         return (sections, titles)
     }
 
-    /// The keys of the tasks at `places[range]`, into `part`. Fields are read in place through
-    /// the table's index: binding each task to a variable would copy it (retains).
-    private func makeKeys(_ places: UnsafeBufferPointer<Table.Index>, _ range: Range<Int>, _ table: Table,
-                          _ part: KeysPart, keepingSortNames: Bool) {
+    /// The keys of the tasks at `places[range]`. Fields are read in place through the table's
+    /// index: binding each task to a variable would copy it (retains).
+    private func makeKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, keepingSortNames: Bool) -> KeysPart {
         var entries: [Entry] = []
         var names: [UInt8] = []
         var made: [(index: Int, name: SortName)] = []
@@ -364,16 +380,14 @@ struct ListSorter {
             entries.append(Entry(rank: Int32(rank), nameStart: Int32(start), nameCount: Int32(names.count - start),
                                  index: Int32(index), number: number, prefix: prefix))
         }
-        part.entries = entries
-        part.names = names
-        part.made = made
+        return KeysPart(entries: entries, names: names, made: made)
     }
 
-    /// Puts `entries` in the requested order: each part (between consecutive `bounds`) sorted
-    /// on a thread of its own, then the two merged.
-    private func sortEntries(_ entries: inout [Entry], bounds: [Int], names: [UInt8], places: [Table.Index], table: Table) {
+    /// Calls `body` with the requested order of entries whose names are in `names`.
+    private func withOrder<R>(names: [UInt8], places: [Table.Index], table: Table,
+                              _ body: ((Entry, Entry) -> Bool) -> R) -> R {
         let ascending = order == .ascending
-        names.withUnsafeBufferPointer { nameBuffer in
+        return names.withUnsafeBufferPointer { nameBuffer in
             places.withUnsafeBufferPointer { placeBuffer in
                 let values = table.values
                 func precedes(_ a: Entry, _ b: Entry) -> Bool {
@@ -398,34 +412,24 @@ struct ListSorter {
                     }
                     return ascending ? c < 0 : c > 0
                 }
-                entries.withUnsafeMutableBufferPointer { buffer in
-                    DispatchQueue.concurrentPerform(iterations: bounds.count - 1) { p in
-                        var slice = UnsafeMutableBufferPointer(rebasing: buffer[bounds[p] ..< bounds[p + 1]])
-                        slice.sort(by: precedes)
-                    }
-                }
-                guard bounds.count == 3 else { return }
-                // The merge writes from the front: only the first part is moved aside.
-                let first = Array(entries[..<bounds[1]])
-                entries.withUnsafeMutableBufferPointer { buffer in
-                    var i = 0, j = bounds[1], k = 0
-                    while i < first.count && j < buffer.count {
-                        if precedes(buffer[j], first[i]) {
-                            buffer[k] = buffer[j]
-                            j += 1
-                        } else {
-                            buffer[k] = first[i]
-                            i += 1
-                        }
-                        k += 1
-                    }
-                    while i < first.count {
-                        buffer[k] = first[i]
-                        i += 1
-                        k += 1
-                    }
-                }
+                return body(precedes)
             }
         }
+    }
+
+    /// Appends the two sorted parts to `entries` in order.
+    private static func merge(_ first: [Entry], _ second: [Entry], into entries: inout [Entry], by precedes: (Entry, Entry) -> Bool) {
+        var i = 0, j = 0
+        while i < first.count && j < second.count {
+            if precedes(second[j], first[i]) {
+                entries.append(second[j])
+                j += 1
+            } else {
+                entries.append(first[i])
+                i += 1
+            }
+        }
+        entries.append(contentsOf: first[i...])
+        entries.append(contentsOf: second[j...])
     }
 }

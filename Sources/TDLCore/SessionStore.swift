@@ -4,7 +4,6 @@ import Foundation
 public struct SessionSettings: Equatable, Sendable {
     public var arrangement = Arrangement.sorted(.addTime, .ascending)
     public var sectioning = SectioningOptions()
-    public var hiddenFileExtension = false
     public var maxDownloadCount = 3
     /// The most downloads at once a command, a key or a caller may ask for.
     public static let largestDownloadCount = 10_000

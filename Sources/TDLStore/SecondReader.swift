@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 import TDLCore
 
 /// Reads the upper part of a session's task rows on a second thread and connection while the
@@ -13,9 +14,9 @@ import TDLCore
 ///
 /// Rows are handed over in chunks as they are decoded, so the loading thread stores them in
 /// the table while this one goes on.
-final class SecondReader: @unchecked Sendable {
+final class SecondReader: Sendable {
     /// What `next` hands over.
-    enum Handover {
+    enum Handover: Sendable {
         case tasks([DownloadTask])
         /// Every row of the range was handed over.
         case finished
@@ -27,13 +28,21 @@ final class SecondReader: @unchecked Sendable {
     static let smallestFile: Int64 = 4 << 20
     static let chunkSize = 8192
 
-    private let condition = NSCondition()
-    private var isReady = false
-    private var range: (above: Int64, upTo: Int64)?
-    private var isCancelled = false
-    private var chunks: [[DownloadTask]] = []
-    /// Set once this thread is done: nil while it reads.
-    private var outcome: Result<Bool, Error>?
+    /// What the two threads share.
+    private struct Shared {
+        var isReady = false
+        var range: (above: Int64, upTo: Int64)?
+        var isCancelled = false
+        var chunks: [[DownloadTask]] = []
+        /// Set once the reading thread is done: nil while it reads.
+        var outcome: Result<Bool, any Error>?
+    }
+
+    /// Guards all shared state; each side waits on its semaphore, signalled after every change
+    /// the other side makes, and looks again (a signal may be for an earlier change).
+    private let shared = Mutex(Shared())
+    private let toLoader = DispatchSemaphore(value: 0)
+    private let toReader = DispatchSemaphore(value: 0)
 
     /// Nil when the file is smaller than `smallest` (or cannot be looked at).
     init?(path: String, session: String, ifAtLeast smallest: Int64) {
@@ -42,39 +51,41 @@ final class SecondReader: @unchecked Sendable {
         DispatchQueue.global(qos: .userInitiated).async { self.run(path: path, session: session) }
     }
 
+    /// Waits on `semaphore` until `answer` gives a value.
+    private func wait<T: Sendable>(on semaphore: DispatchSemaphore, for answer: (inout Shared) -> T?) -> T {
+        while true {
+            if let value = shared.withLock({ answer(&$0) }) { return value }
+            semaphore.wait()
+        }
+    }
+
     /// Returns once the data version is noted (or the connection could not open): the loading
     /// transaction must start after this.
     func waitUntilReady() {
-        condition.lock()
-        while !isReady { condition.wait() }
-        condition.unlock()
+        wait(on: toLoader) { $0.isReady ? () : nil }
     }
 
     /// Reads the rows of `session` with row ids in `above + 1 ... upTo`, if this connection
     /// sees the commit the loading one does.
     func start(above: Int64, upTo: Int64) {
-        condition.lock()
-        range = (above, upTo)
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { $0.range = (above, upTo) }
+        toReader.signal()
     }
 
     /// Stops reading, and returns once this connection is done with the file.
     func cancel() {
-        condition.lock()
-        isCancelled = true
-        condition.broadcast()
-        while outcome == nil { condition.wait() }
-        condition.unlock()
+        shared.withLock { $0.isCancelled = true }
+        toReader.signal()
+        wait(on: toLoader) { $0.outcome != nil ? () : nil }
     }
 
     /// The next chunk, waiting for it; throws what failed after rows were handed over.
     func next() throws -> Handover {
-        condition.lock()
-        defer { condition.unlock() }
-        while chunks.isEmpty && outcome == nil { condition.wait() }
-        if !chunks.isEmpty { return .tasks(chunks.removeFirst()) }
-        return try outcome!.get() ? .finished : .notRead
+        let next: Result<Handover, any Error> = wait(on: toLoader) { shared in
+            if !shared.chunks.isEmpty { return .success(.tasks(shared.chunks.removeFirst())) }
+            return shared.outcome.map { outcome in outcome.map { $0 ? .finished : .notRead } }
+        }
+        return try next.get()
     }
 
     private func run(path: String, session: String) {
@@ -84,13 +95,12 @@ final class SecondReader: @unchecked Sendable {
         // the loading connection, which reports a failure if it is the file's.
         var opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK
         let before = opened ? Self.dataVersion(connection) : nil
-        condition.lock()
-        isReady = true
-        condition.broadcast()
-        while range == nil && !isCancelled { condition.wait() }
-        let range = self.range
+        shared.withLock { $0.isReady = true }
+        toLoader.signal()
+        let (range, isCancelled) = wait(on: toReader) { shared in
+            shared.range != nil || shared.isCancelled ? (shared.range, shared.isCancelled) : nil
+        }
         opened = opened && !isCancelled
-        condition.unlock()
         guard opened, let range, let before, let connection,
               sqlite3_exec(connection, "BEGIN", nil, nil, nil) == SQLITE_OK else { return finish(.success(false)) }
         defer { sqlite3_exec(connection, "ROLLBACK", nil, nil, nil) }
@@ -123,21 +133,21 @@ final class SecondReader: @unchecked Sendable {
 
     /// Throws once cancelled: the rest is not wanted.
     private func hand(_ chunk: inout [DownloadTask]) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        if isCancelled { throw CancellationError() }
-        guard !chunk.isEmpty else { return }
-        chunks.append(chunk)
-        condition.broadcast()
+        let handed = try shared.withLock { shared in
+            if shared.isCancelled { throw CancellationError() }
+            guard !chunk.isEmpty else { return false }
+            shared.chunks.append(chunk)
+            return true
+        }
+        guard handed else { return }
+        toLoader.signal()
         chunk = []
         chunk.reserveCapacity(Self.chunkSize)
     }
 
-    private func finish(_ result: Result<Bool, Error>) {
-        condition.lock()
-        outcome = result
-        condition.broadcast()
-        condition.unlock()
+    private func finish(_ result: Result<Bool, any Error>) {
+        shared.withLock { $0.outcome = result }
+        toLoader.signal()
     }
 
     /// Changes whenever another connection commits; begins a read transaction when in one.

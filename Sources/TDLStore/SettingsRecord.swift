@@ -13,7 +13,6 @@ enum SettingsRecord {
         if let v = values["sectioningAddTime"] { s.sectioning.addTime = v == "1" }
         if let v = values["sectioningFileSize"] { s.sectioning.fileSize = v == "1" }
         if let v = values["sectioningFileName"] { s.sectioning.fileName = v == "1" }
-        if let v = values["hiddenFileExtension"] { s.hiddenFileExtension = v == "1" }
         // Numbers read back are held to the ranges tdl writes: a file changed by hand (or by
         // someone else) makes a setting fall back to its default, never a trap later.
         if let n = number(values["maxDownloadCount"], 0...SessionSettings.largestDownloadCount) { s.maxDownloadCount = n }
@@ -59,7 +58,7 @@ enum SettingsRecord {
         let pairs: [(String, String?)] = [
             ("sortType", s.arrangement.sortKey?.rawValue ?? manualSortType), ("sortOrder", s.arrangement.sortOrder?.rawValue),
             ("sectioningAddTime", flag(s.sectioning.addTime)), ("sectioningFileSize", flag(s.sectioning.fileSize)),
-            ("sectioningFileName", flag(s.sectioning.fileName)), ("hiddenFileExtension", flag(s.hiddenFileExtension)),
+            ("sectioningFileName", flag(s.sectioning.fileName)),
             ("maxDownloadCount", String(s.maxDownloadCount)), ("isTrashOpened", flag(s.isTrashOpened)),
             ("downloadDirectory", s.downloadDirectory), ("globalRateLimit", s.globalRateLimit.map(String.init)),
             ("connectionsPerDownload", String(s.connectionsPerDownload)),

@@ -6,8 +6,6 @@ import TDLCore
 /// where looking each task up by its URL waits on a cache miss after another (most of half a
 /// second). Rows not read yet, and tasks that changed since they were read, are looked up.
 struct FilterNames {
-    /// Whether names were read with their extension hidden: they are all wrong once that changes.
-    let hidingExtension: Bool
     /// The UTF-8 of the names of rows 0..<known, one after another (a section's row has none).
     private var bytes: [UInt8] = []
     /// Where the name of each row read so far ends in `bytes`.
@@ -15,8 +13,7 @@ struct FilterNames {
     /// Tasks whose name may have changed since it was read.
     private var changed: Set<String> = []
 
-    init(hidingExtension: Bool, rows: Int = 0) {
-        self.hidingExtension = hidingExtension
+    init(rows: Int = 0) {
         ends.reserveCapacity(rows)
     }
 
@@ -86,7 +83,7 @@ struct FilterNames {
 
     /// The names of the rows `keeps` keeps, in order: those of a narrower filter's rows.
     func kept(_ keeps: [Bool]) -> FilterNames {
-        var result = FilterNames(hidingExtension: hidingExtension)
+        var result = FilterNames()
         result.changed = changed
         for row in 0 ..< min(known, keeps.count) where keeps[row] {
             let start = row == 0 ? 0 : Int(ends[row - 1])

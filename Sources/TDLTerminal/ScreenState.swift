@@ -105,18 +105,17 @@ final class ScreenState {
     func readRows(from manager: DownloadManager) {
         let renderer = ListRenderer(manager: manager)
         let entries: [ListEntry]
-        var names = FilterNames(hidingExtension: manager.hiddenFileExtension)
+        var names = FilterNames()
         if view == .trash {
             entries = manager.toDeleteList.map(ListEntry.task)
         } else if let last = filtered, last.listRevision == manager.listRevision,
                   last.text.isEmpty || filterText.lowercased().contains(last.text.lowercased()) {
-            let known = last.names.hidingExtension == manager.hiddenFileExtension ? last.names : names
-            let narrowed = renderer.narrow(last.entries, names: known, to: filterText)
+            let narrowed = renderer.narrow(last.entries, names: last.names, to: filterText)
             entries = narrowed.entries
             names = narrowed.names
         } else {
             entries = renderer.entries(filter: filterText)
-            names = FilterNames(hidingExtension: manager.hiddenFileExtension, rows: entries.count)
+            names = FilterNames(rows: entries.count)
         }
         filtered = view == .list && !filterText.isEmpty ? (filterText, manager.listRevision, entries, names) : nil
         rows.replace(with: entries)
@@ -134,15 +133,14 @@ final class ScreenState {
         // The filter's prompt open on the whole list: the first key will filter all of it.
         if filtered == nil, filtering, filterText.isEmpty, view == .list,
            rowsReadAs?.listRevision == manager.listRevision, rowsReadAs?.filter == "" {
-            filtered = ("", manager.listRevision, rows.entries, FilterNames(hidingExtension: manager.hiddenFileExtension, rows: rows.entries.count))
+            filtered = ("", manager.listRevision, rows.entries, FilterNames(rows: rows.entries.count))
         }
         // Closed with nothing typed: the whole list's names are not kept.
         if let last = filtered, last.text.isEmpty, !filtering {
             filtered = nil
             return false
         }
-        guard var last = filtered, last.listRevision == manager.listRevision,
-              last.names.hidingExtension == manager.hiddenFileExtension else { return false }
+        guard var last = filtered, last.listRevision == manager.listRevision else { return false }
         filtered = nil  // not shared with `last` while its names grow
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let more = last.names.read(last.entries, from: manager, until: deadline)

@@ -76,7 +76,6 @@ struct ListCommand: ParsableCommand {
         // Each section's title once, then its rows; the trash is one section.
         let sections: [(title: String, urls: [String])] = trash ? [("Trash", manager.toDeleteList)]
             : manager.downloadList.enumerated().map { (manager.titleForHeaderInSection($0.offset) ?? "", $0.element) }
-        let hidingExtension = manager.settings.hiddenFileExtension
         var out = OutputBuffer()
         if json {
             // One object at a time, not one array of them all: a million tasks need no
@@ -92,7 +91,7 @@ struct ListCommand: ParsableCommand {
                 let status = live[url] ?? ControlActions.status(of: task, in: manager)
                 bytes.append(contentsOf: ", ".utf8)
                 JSONText.appendObject([
-                    ("error", .string(status.error)), ("name", .string(task.displayName(hidingExtension: hidingExtension))),
+                    ("error", .string(status.error)), ("name", .string(task.displayName)),
                     ("path", .string(status.path)), ("received", .number(status.received)),
                     ("section", .string(sections[section].title)), ("size", .number(status.size)),
                     ("speed", .number(status.speed)), ("state", .string(status.state)), ("url", .string(task.url)),
@@ -116,7 +115,7 @@ struct ListCommand: ParsableCommand {
                 let status = live[url]
                 bytes.append(contentsOf: (status?.state ?? ListStateWord.word(task.state)).utf8)
                 bytes.append(UInt8(ascii: "\t"))
-                ScreenSafe.append(task.displayName(hidingExtension: hidingExtension), to: &bytes)
+                ScreenSafe.append(task.displayName, to: &bytes)
                 bytes.append(UInt8(ascii: "\t"))
                 if let status, status.state == "downloading" {
                     bytes.append(contentsOf: "\(ByteFormat.string(status.received))/\(status.size.map(ByteFormat.string) ?? "?") \(ByteFormat.rate(status.speed))".utf8)

@@ -46,18 +46,16 @@ final class AddingAndTaskInfoTests: XCTestCase {
         XCTAssertEqual(f.manager.allTasksSet.count, 2)
     }
 
-    func testDisplayNameHidesExtensionOnlyWhenAsked() {
+    func testDisplayNameIsTheCustomNameElseTheFileName() {
         let f = Fixture()
         let (a, b) = (Fixture.url("song.tar.gz"), Fixture.url("README"))
         f.manager.add([a, b])
         XCTAssertEqual(f.manager.displayName(of: a), "song.tar.gz")
-        f.manager.hiddenFileExtension = true
-        XCTAssertEqual(f.manager.displayName(of: a), "song")
-        XCTAssertEqual(f.manager.fileDisplayName(ofTask: b), "README")
+        XCTAssertEqual(f.manager.displayName(of: b), "README")
         f.manager.changeDisplayNameOfTask(a, to: "My Song")
         XCTAssertEqual(f.manager.displayName(of: a), "My Song")
         f.manager.changeDisplayNameOfTask(a, to: "")
-        XCTAssertEqual(f.manager.displayName(of: a), "song")
+        XCTAssertEqual(f.manager.displayName(of: a), "song.tar.gz")
         XCTAssertNil(f.manager.displayName(of: "https://example.com/unknown"))
     }
 
@@ -89,22 +87,20 @@ final class AddingAndTaskInfoTests: XCTestCase {
     func testSizeStateDetailAndProgress() {
         let f = Fixture()
         let a = f.add(["a.iso"])[0]
-        XCTAssertEqual(f.manager.fileByteCount(ofTask: a), -1, "size unknown")
-        XCTAssertEqual(f.manager.detailText(of: a), "0 B/?")
+        XCTAssertNil(f.manager.task(a)?.size, "size unknown")
+        XCTAssertEqual(f.manager.task(a)?.detailText, "0 B/?")
         f.engine.resolve(a, name: "a.iso", size: 402_500_000)
         f.engine.onEvent?(.checkpoint(url: a, segments: [Segment(start: 0, end: 402_500_000, done: 41_600_000)]))
         f.manager.pauseTasks([a])
-        XCTAssertEqual(f.manager.downloadDetail(ofTask: a), "41.6 MB/402.5 MB")
-        XCTAssertEqual(f.manager.downloadProgress(ofTask: a), 41.6 / 402.5, accuracy: 0.001)
-        XCTAssertEqual(f.manager.fileType(ofTask: a), .archive)
+        XCTAssertEqual(f.manager.task(a)?.detailText, "41.6 MB/402.5 MB")
+        XCTAssertEqual(f.manager.progress(of: a), 41.6 / 402.5, accuracy: 0.001)
+        XCTAssertEqual(f.manager.task(a)?.fileType, .archive)
         f.manager.resumeTasks([a])
         f.finish(a, size: 402_500)
         XCTAssertEqual(f.manager.state(of: a), .finished)
-        XCTAssertEqual(f.manager.detailText(of: a), "402.5 KB")
-        XCTAssertEqual(f.manager.downloadProgress(ofTask: a), 1)
-        XCTAssertEqual(f.manager.downloadProgress(ofTask: "https://nope.example/x"), -1)
-        XCTAssertEqual(f.manager.fileByteCount(at: ix(9, 9)), -1)
-        XCTAssertNil(f.manager.downloadDetail(at: ix(0, 5)))
+        XCTAssertEqual(f.manager.task(a)?.detailText, "402.5 KB")
+        XCTAssertEqual(f.manager.progress(of: a), 1)
+        XCTAssertEqual(f.manager.progress(of: "https://nope.example/x"), 0)
     }
 
     func testFailReasonsReadLikeSentences() {
@@ -113,30 +109,24 @@ final class AddingAndTaskInfoTests: XCTestCase {
         f.engine.fail(urls[0], .httpStatus(404))
         f.engine.fail(urls[1], .checksumMismatch(expected: "abcdef0123456789", actual: "0000000000000000"))
         f.engine.fail(urls[2], .serverChangedFile)
-        XCTAssertEqual(f.manager.detailText(of: urls[0]), "Failed: 404 Not Found")
-        XCTAssertTrue(f.manager.detailText(of: urls[1])!.hasPrefix("Failed: checksum mismatch"))
-        XCTAssertEqual(f.manager.detailText(of: urls[2]), "Failed: the server changed the file")
+        XCTAssertEqual(f.manager.task(urls[0])?.detailText, "Failed: 404 Not Found")
+        XCTAssertTrue(f.manager.task(urls[1])!.detailText.hasPrefix("Failed: checksum mismatch"))
+        XCTAssertEqual(f.manager.task(urls[2])?.detailText, "Failed: the server changed the file")
         XCTAssertEqual(f.manager.task(urls[0])?.failReason, .httpStatus(404))
         for reason in [FailReason.timeout, .noNetwork(""), .diskFull, .unknown("boom"), .httpStatus(503)] {
             XCTAssertEqual(FailReason(storageCode: reason.storageCode), reason)
         }
     }
 
-    func testMetaInfoAndFileLocation() {
+    func testFileLocation() {
         let f = Fixture()
         let a = f.add(["movie.mkv"])[0]
-        f.manager.updateMetaInfo(["year": "1999"], forTask: a)
-        f.manager.updateMetaInfo(["director": "W"], forTask: a)
-        XCTAssertEqual(f.manager.info(ofTask: a, about: "year"), "1999")
-        XCTAssertEqual(f.manager.info(ofTask: a)?["director"], "W")
-        XCTAssertEqual(f.manager.info(ofTask: a)?["fileType"], "Video")
-        XCTAssertNil(f.manager.info(ofTask: "https://nope.example/x"))
-        XCTAssertNil(f.manager.filePath(ofTask: a), "no location until finished")
-        XCTAssertFalse(f.manager.isFileExisted(ofTask: a))
+        XCTAssertEqual(f.manager.task(a)?.fileType, .video)
+        XCTAssertNil(f.manager.task(a)?.completedPath, "no location until finished")
         f.finish(a)
-        XCTAssertEqual(f.manager.filePath(ofTask: a), (f.folder as NSString).appendingPathComponent("movie.mkv"))
-        XCTAssertTrue(f.manager.isFileExisted(ofTask: a))
-        XCTAssertEqual(f.manager.fileURL(ofTask: a)?.lastPathComponent, "movie.mkv")
+        let path = (f.folder as NSString).appendingPathComponent("movie.mkv")
+        XCTAssertEqual(f.manager.task(a)?.filePath, path)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
     func testByteFormat() {

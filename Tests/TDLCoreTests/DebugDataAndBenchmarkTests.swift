@@ -10,7 +10,7 @@ final class DebugDataAndBenchmarkTests: XCTestCase {
         f.manager.reproduceData(count: 500, seed: 9)
         g.manager.reproduceData(count: 500, seed: 9)
         XCTAssertEqual(f.manager.downloadList, g.manager.downloadList)
-        XCTAssertEqual(f.manager.downloadTaskSet.count, 500)
+        XCTAssertEqual(f.manager.downloadList.joined().count, 500)
         XCTAssertTrue(f.engine.started.isEmpty)
         let sizes = f.flatList.compactMap { f.manager.task($0)?.size }
         XCTAssertTrue(sizes.contains { $0 < 1_000_000 } && sizes.contains { $0 > 1_000_000_000 })
@@ -30,7 +30,7 @@ final class DebugDataAndBenchmarkTests: XCTestCase {
         let a = f.add(["keep.bin"])[0]
         f.finish(a)
         f.manager.reproduceData(count: 50)
-        XCTAssertEqual(f.manager.downloadTaskSet.count, 50)
+        XCTAssertEqual(f.manager.downloadList.joined().count, 50)
         f.manager.reproduceData(count: 0)
         XCTAssertEqual(f.manager.downloadList, [[]])
         XCTAssertTrue(f.exists((f.folder as NSString).appendingPathComponent("keep.bin")))

@@ -16,9 +16,8 @@ final class ListModelTests: XCTestCase {
         XCTAssertEqual(f.manager.taskCountInSection(-1), -1)
         XCTAssertNil(f.manager.titleForHeaderInSection(4))
         XCTAssertEqual(f.manager.indexPath(of: urls[2]), ix(0, 2))
-        XCTAssertEqual(f.manager[urls[1]], ix(0, 1))
-        XCTAssertEqual(f.manager[ix(0, 1)], urls[1])
-        XCTAssertEqual(f.manager.downloadURLString(at: ix(0, 0)), urls[0])
+        XCTAssertEqual(f.manager.url(at: ix(0, 1)), urls[1])
+        XCTAssertEqual(f.manager.url(at: ix(0, 0)), urls[0])
         XCTAssertNil(f.manager.url(at: ix(0, 3)))
         XCTAssertNil(f.manager.url(at: ix(1, 0)))
         XCTAssertNil(f.manager.url(at: ix(-1, -1)))
@@ -26,7 +25,7 @@ final class ListModelTests: XCTestCase {
         f.assertIndexPathsConsistent()
 
         f.manager.deleteTasks([urls[0]])
-        XCTAssertNil(f.manager.indexPath(ofTask: urls[0]), "a task in the trash has no place in the list")
+        XCTAssertNil(f.manager.indexPath(of: urls[0]), "a task in the trash has no place in the list")
         XCTAssertEqual(f.manager.indexPath(of: urls[1]), ix(0, 0))
         f.assertIndexPathsConsistent()
     }
@@ -36,7 +35,7 @@ final class ListModelTests: XCTestCase {
         let urls = f.add(["a", "b", "c", "d"])
         f.finish(urls[1])
         f.manager.deleteTasks([urls[2]])
-        XCTAssertEqual(f.manager.downloadTaskSet, [urls[0], urls[1], urls[3]])
+        XCTAssertEqual(Set(f.manager.downloadList.joined()), [urls[0], urls[1], urls[3]])
         XCTAssertEqual(f.manager.allTasksSet, Set(urls))
         XCTAssertEqual(f.manager.unfinishedList, [urls[3], urls[0]], "unfinished, in the list, newest first")
         XCTAssertEqual(f.manager.toDeleteList, [urls[2]])
@@ -80,8 +79,7 @@ final class ListModelTests: XCTestCase {
     }
 
     func byName(sectioned: Bool = true, _ order: TDLCore.SortOrder = .ascending) -> ListSorter {
-        ListSorter(key: .fileName, order: order, sectioning: SectioningOptions(fileName: sectioned),
-                   hidingExtension: false, startOfToday: .distantPast)
+        ListSorter(key: .fileName, order: order, sectioning: SectioningOptions(fileName: sectioned), startOfToday: .distantPast)
     }
 
     func assertIndexPathsConsistent(_ model: inout ListModel, file: StaticString = #filePath, line: UInt = #line) {

@@ -103,13 +103,11 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.listNames[2], ["b.pdf", "a.pdf"])
     }
 
-    func testHiddenExtensionChangesTheNameOrder() {
+    func testTheNameOrderComparesWholeNames() {
         let f = Fixture()
         f.add(["a.zip", "a-b.zip"])
         f.manager.sortListBy(type: .fileName)
         XCTAssertEqual(f.listNames, [["a-b.zip", "a.zip"]])  // "-" < "."
-        f.manager.hiddenFileExtension = true
-        XCTAssertEqual(f.listNames, [["a.zip", "a-b.zip"]])  // "a" < "a-b"
     }
 
     /// Names are prepared once for sorting; every later change of name or type must show.
@@ -176,37 +174,6 @@ final class SortingTests: XCTestCase {
         XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "in the order it was shown")
         f.manager.arrange(.manual)
         XCTAssertEqual(f.listNames, [["a.png", "c.png", "b.mp3"]], "manual to manual changes nothing")
-    }
-
-    func testCustomSortByTraitsAndPredicates() {
-        let f = Fixture()
-        let songs: [(String, String?, String)] = [("s1.mp3", "Queen", "1975"), ("s2.mp3", "ABBA", "1976"), ("s3.mp3", "Queen", "1974"),
-                                                  ("s4.mp3", nil, "2000"), ("s5.mp3", "ABBA", "1974")]
-        var urls: [String] = []
-        for (name, singer, year) in songs {
-            let url = f.add([name])[0]
-            urls.append(url)
-            var info = ["year": year]
-            info["singer"] = singer
-            f.manager.updateMetaInfo(info, forTask: url)
-        }
-        let m = f.manager
-        m.sortListBy(order: .ascending, taskTrait: { m.info(ofTask: $0, about: "singer") },
-                     taskAscending: { m.info(ofTask: $0, about: "year")! < m.info(ofTask: $1, about: "year")! })
-        XCTAssertEqual(m.arrangement, .manual)
-        XCTAssertEqual(m.sectionTitles, ["ABBA", "Queen", "Downloads"])
-        XCTAssertEqual(f.listNames, [["s5.mp3", "s2.mp3"], ["s3.mp3", "s1.mp3"], ["s4.mp3"]])
-
-        let priority = ["Queen": 0, "ABBA": 1]
-        m.sortListBy(order: .descending, taskTrait: { m.info(ofTask: $0, about: "singer") },
-                     traitAscending: { priority[$0]! < priority[$1]! },
-                     taskAscending: { m.info(ofTask: $0, about: "year")! < m.info(ofTask: $1, about: "year")! })
-        XCTAssertEqual(m.sectionTitles, ["ABBA", "Queen", "Downloads"])
-        XCTAssertEqual(f.listNames, [["s2.mp3", "s5.mp3"], ["s1.mp3", "s3.mp3"], ["s4.mp3"]])
-
-        m.sortListBy(order: .ascending, taskAscending: { m.displayName(of: $0)! > m.displayName(of: $1)! })
-        XCTAssertEqual(m.sectionTitles, ["Downloads"])
-        XCTAssertEqual(f.listNames, [["s5.mp3", "s4.mp3", "s3.mp3", "s2.mp3", "s1.mp3"]])
     }
 
     func testFoldingFoldsLatinAccentsAndCase() {

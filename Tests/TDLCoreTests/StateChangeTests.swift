@@ -102,29 +102,30 @@ final class StateChangeTests: XCTestCase {
         XCTAssertEqual(f.manager.state(of: a), .stopped)
     }
 
-    func testOperationsByIndexPathAndSection() {
+    /// The screen acts on the URLs of a section's rows or of marked rows: each operation
+    /// returns the tasks that changed, skipping unknown URLs and tasks it does not apply to.
+    func testOperationsOnASectionsURLs() {
         let f = Fixture(limit: 0)
         f.manager.sortListBy(type: .fileType)
         let urls = f.add(["a.jpg", "b.jpg", "c.mp3"])
         XCTAssertEqual(f.manager.sectionTitles, ["Image", "Audio"])
-        XCTAssertEqual(f.manager.pauseTasks(at: [ix(0, 1), ix(5, 0), ix(0, 9), ix(-1, 0)]), [ix(0, 1)])
+        let nope = "https://nope.example/x"
+        XCTAssertEqual(f.manager.pauseTasks([urls[1], nope]), [urls[1]])
         XCTAssertEqual(f.manager.state(of: urls[1]), .paused)
-        XCTAssertEqual(f.manager.pauseTasksInSection(0), [ix(0, 0)])
-        XCTAssertEqual(f.manager.pauseTasksInSection(7), [])
-        XCTAssertEqual(f.manager.resumeTasksInSection(0), [ix(0, 0), ix(0, 1)])
-        XCTAssertEqual(f.manager.stopTasks(at: [ix(1, 0)]), [ix(1, 0)])
-        XCTAssertEqual(f.manager.stopTasksInSection(0), [ix(0, 0), ix(0, 1)])
-        XCTAssertEqual(f.manager.resumeTasks(at: [ix(1, 0)]), [ix(1, 0)])
-        f.manager.stopTasksInSection(1)
-        XCTAssertEqual(f.manager.restartTasksInSection(1), [ix(1, 0)])
-        XCTAssertEqual(f.manager.restartTasks(at: [ix(3, 3)]), [])
-        XCTAssertEqual(f.manager.deleteFilesOfTasks(at: [ix(1, 0)]), [ix(1, 0)], "a downloading task counts")
-        XCTAssertEqual(f.manager.deleteFilesOfTasksInSection(-1), [])
-        XCTAssertEqual(f.manager.deleteTasksInSection(1), [urls[2]: ix(1, 0)])
+        XCTAssertEqual(f.manager.pauseTasks(f.manager.downloadList[0]), [urls[0]])
+        XCTAssertEqual(f.manager.resumeTasks(f.manager.downloadList[0]), [urls[0], urls[1]])
+        XCTAssertEqual(f.manager.stopTasks([urls[2]]), [urls[2]])
+        XCTAssertEqual(f.manager.stopTasks(f.manager.downloadList[0]), [urls[0], urls[1]])
+        XCTAssertEqual(f.manager.resumeTasks([urls[2]]), [urls[2]])
+        f.manager.stopTasks(f.manager.downloadList[1])
+        XCTAssertEqual(f.manager.restartTasks(f.manager.downloadList[1]), [urls[2]])
+        XCTAssertEqual(f.manager.restartTasks([nope]), [])
+        XCTAssertEqual(f.manager.deleteFilesOfTasks([urls[2]]), [urls[2]], "a downloading task counts")
+        XCTAssertEqual(f.manager.deleteTasks(f.manager.downloadList[1]), [urls[2]: ix(1, 0)])
         XCTAssertEqual(f.manager.sectionTitles, ["Image"])
-        XCTAssertEqual(f.manager.deleteTasks(at: [ix(0, 1), ix(0, 0), ix(0, 0), ix(8, 8)]), [urls[1]: ix(0, 1), urls[0]: ix(0, 0)])
+        XCTAssertEqual(f.manager.deleteTasks([urls[1], urls[0], urls[0], nope]), [urls[1]: ix(0, 1), urls[0]: ix(0, 0)])
         XCTAssertEqual(f.manager.downloadList, [[]])
-        XCTAssertEqual(f.manager.deleteTasksInSection(0), [:])
+        XCTAssertEqual(f.manager.deleteTasks(f.manager.downloadList[0]), [:])
     }
 
     func testAllTaskVariants() {
@@ -142,7 +143,7 @@ final class StateChangeTests: XCTestCase {
         XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.downloading, .downloading, .waiting, .finished], "under the limit")
         XCTAssertEqual(f.manager.maxDownloadCount, 2)
 
-        f.manager.stopAllTasks()
+        f.manager.stopTasks(urls)
         XCTAssertEqual(urls.map { f.manager.state(of: $0)! }, [.stopped, .stopped, .stopped, .finished])
 
         f.manager.resumeAllTasks(underLimit: false)
@@ -158,7 +159,7 @@ final class StateChangeTests: XCTestCase {
         f.manager.pauseTasks([b])
         let finished = f.manager.task(a)!.filePath
         let part = f.writeFile("b.bin.part")
-        XCTAssertEqual(f.manager.deleteAllTasks().count, 2)
+        XCTAssertEqual(f.manager.deleteTasks(f.manager.downloadList.flatMap { $0 }).count, 2)
         XCTAssertTrue(f.exists(finished))
         XCTAssertFalse(f.exists(part), "keepFinishedFile keeps only finished files")
         XCTAssertTrue(f.manager.allTasksSet.isEmpty)

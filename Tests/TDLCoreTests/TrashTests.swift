@@ -17,8 +17,6 @@ final class TrashTests: XCTestCase {
         }
         XCTAssertEqual(deleted, [[urls[0], "1", "1"], [urls[3], "2", "1"], [urls[1], "2", "2"]])
         XCTAssertNotNil(f.manager.task(urls[0])?.deletedAt)
-        XCTAssertEqual(f.manager.toDeleteURLString(at: 0), urls[1])
-        XCTAssertNil(f.manager.toDeleteURLString(at: 3))
     }
 
     func testDeletingADownloadingTaskStopsItOnceAndFreesTheSlot() {
@@ -56,12 +54,12 @@ final class TrashTests: XCTestCase {
         f.manager.deleteTasks([urls[2]])
         f.manager.deleteTasks([urls[0]])
         XCTAssertEqual(f.manager.toDeleteList, [urls[0], urls[2], urls[1]])
-        XCTAssertEqual(f.manager.restoreToDeleteTasks(at: [1, 9, -1], toLocation: ix(5, 5)), [ix(0, 0)], "c goes back by add time; the location is ignored")
+        XCTAssertEqual(f.manager.restoreToDeleteTasks([urls[2], "https://nope.example/x", urls[3]], toLocation: ix(5, 5)), [ix(0, 0)],
+                       "c goes back by add time; the location is ignored, and what is not in the trash too")
         XCTAssertEqual(f.manager.downloadList, [[urls[2], urls[3]]])
-        XCTAssertEqual(f.manager.restoreToDeleteTasks(at: [7]), [])
-        f.manager.restoreAllToDeleteTasks()
+        f.manager.restoreToDeleteTasks(f.manager.toDeleteList)
         XCTAssertEqual(f.manager.downloadList, [urls])
-        XCTAssertEqual(f.manager.restoreAllToDeleteTasks(), [])
+        XCTAssertEqual(f.manager.restoreToDeleteTasks(urls), [])
     }
 
     func testTrashAndRestoreKeepTheStateATaskHad() {
@@ -97,15 +95,12 @@ final class TrashTests: XCTestCase {
 
         XCTAssertEqual(f.manager.cleanupToDeleteTasks([urls[4], "https://nope.example/x"]), [urls[4]: 0])
         XCTAssertTrue(f.exists(paths[4]), "a finished file stays on every purge path")
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(at: [1, 42, -3]), [urls[2]: 1])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks([urls[2]]), [urls[2]: 1], "each task's place in the trash")
         XCTAssertEqual(f.manager.toDeleteList, [urls[3], urls[1], urls[0]])
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 1), [urls[1]: 1])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks([urls[1], urls[2]]), [urls[1]: 1], "a task no longer there is skipped")
         XCTAssertTrue(f.exists(paths[1]), "kept finished file")
         XCTAssertNil(f.manager.task(urls[1]))
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 5), [:])
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: -1), [:])
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 1, to: 0), [:])
-        XCTAssertEqual(f.manager.cleanupToDeleteTasks(from: 0), [urls[3]: 0, urls[0]: 1], "a loose end runs to the tail")
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(f.manager.toDeleteList), [urls[3]: 0, urls[0]: 1])
         XCTAssertTrue(f.manager.allTasksSet.isEmpty)
     }
 
@@ -115,11 +110,11 @@ final class TrashTests: XCTestCase {
         f.engine.resolve(urls[0], name: "a", size: nil)
         f.manager.pauseTasks(urls)
         let part = f.writeFile("a.part")
-        f.manager.deleteAllTasks()
-        XCTAssertEqual(f.manager.emptyToDeleteList().count, 2)
+        f.manager.deleteTasks(f.manager.downloadList.flatMap { $0 })
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(f.manager.toDeleteList).count, 2)
         XCTAssertFalse(f.exists(part))
         XCTAssertTrue(f.manager.toDeleteList.isEmpty)
-        XCTAssertEqual(f.manager.emptyToDeleteList(), [:])
+        XCTAssertEqual(f.manager.cleanupToDeleteTasks(urls), [:])
     }
 
     func testDeleteWithTheTrashClosedKeepsFinishedFiles() {

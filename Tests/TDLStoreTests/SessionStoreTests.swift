@@ -86,7 +86,6 @@ final class SessionStoreTests: XCTestCase {
         settings.isTrashOpened = false
         settings.downloadDirectory = "/srv/dl"
         settings.globalRateLimit = 123_456
-        settings.hiddenFileExtension = true
         settings.onComplete = "/bin/true"
         settings.rpcListenPort = 6801
         settings.rpcListenAll = true

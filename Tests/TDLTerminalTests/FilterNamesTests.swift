@@ -79,21 +79,4 @@ final class FilterNamesTests: XCTestCase {
         assertRowsAreTheWholeFilters(screen, "after the add")
         XCTAssertTrue(screen.state.rows.entries.contains(.task("https://example.com/new/song%20added.mp3")))
     }
-
-    func testHidingExtensionsWhileTypingMatchesTheShownNames() throws {
-        let screen = try longList()
-        // File names the URLs do not have.
-        for n in 0 ..< 40 {
-            screen.manager.add(["https://example.com/other/x\(n)"], options: DownloadOptions(fileName: "sonata \(n).mp3"))
-        }
-        screen.state.readRows(from: screen.manager)
-        screen.press("/")
-        idle(screen, turns: 100)
-        screen.type("a 1")
-        idle(screen, turns: 100)
-        screen.manager.hiddenFileExtension = true
-        screen.type(".mp3")
-        assertRowsAreTheWholeFilters(screen, "with extensions hidden")
-        XCTAssertFalse(screen.state.rows.entries.contains(.task("https://example.com/other/x1")))
-    }
 }
