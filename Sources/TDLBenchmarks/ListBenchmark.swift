@@ -38,7 +38,6 @@ public enum ListBenchmark {
         }
         let manager = DownloadManager(identifier: "bench", defaultDirectory: NSTemporaryDirectory())
         manager.downloadNewFileImmediately = false
-        manager.isTrashOpened = true
         for type in [SortKey.addTime, .fileSize, .fileName] { manager.setSectioning(true, for: type) }
 
         time("populate \(taskCount) tasks", repeatable: false) { manager.reproduceData(count: taskCount, seed: seed) }

@@ -9,10 +9,6 @@ extension DownloadManager {
     /// Goes up whenever a task is added, removed or moved in the list, or the list is sorted.
     public var listRevision: Int { list.revision }
     public var arrangement: Arrangement { list.arrangement }
-    public var isTrashOpened: Bool {
-        get { settings.isTrashOpened }
-        set { settings.isTrashOpened = newValue; markSettingsDirty() }
-    }
 
     /// Every task the manager knows, list and trash.
     public var allTasksSet: Set<String> { Set(tasks.keys) }

@@ -2,12 +2,11 @@ import Foundation
 
 /// Deleting, the trash (`toDeleteList`), restoring and cleaning up.
 extension DownloadManager {
-    /// Deletes tasks: with the trash open they move to `toDeleteList` (newest first), else their
-    /// records and part files go (a finished file stays). Returns each
-    /// deleted task's former place.
+    /// Moves tasks to the trash, `toDeleteList` (newest first). Returns each deleted task's
+    /// former place.
     @discardableResult
     public func deleteTasks(_ urls: [String]) -> [String: ListIndex] {
-        deleteTasks(urls, intoTrash: settings.isTrashOpened)
+        deleteTasks(urls, intoTrash: true)
     }
 
     /// Forgets tasks for good, from the list or the trash: their records, their part files,

@@ -7,7 +7,6 @@ public struct SessionSettings: Equatable, Sendable {
     public var maxDownloadCount = 3
     /// The most downloads at once a command, a key or a caller may ask for.
     public static let largestDownloadCount = 10_000
-    public var isTrashOpened = true
     public var downloadDirectory: String?
     public var globalRateLimit: Int64?
     public var connectionsPerDownload = 8

@@ -21,7 +21,8 @@ struct TaskExtras: Equatable, Sendable {
 }
 
 /// `TaskExtras` behind one optional reference: nil while every field is unset. Equal when
-/// the fields are, whoever holds them.
+/// the fields are, whoever holds them. Guarded by copy on write, as `DownloadTask.Box`:
+/// `makeOwn` makes the storage this holder's alone before any write.
 struct TaskExtrasStorage: Equatable, @unchecked Sendable {
     private final class Box {
         // Copied on write like the task's own box (see `DownloadTask.Box`).

@@ -8,30 +8,20 @@ enum SettingsRecord {
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE session = ?", arguments: [session]) {
             values[row[0]] = row[1]
         }
-        var s = SessionSettings()
-        s.arrangement = arrangement(sortType: values["sortType"], sortOrder: values["sortOrder"])
-        if let v = values["sectioningAddTime"] { s.sectioning.addTime = v == "1" }
-        if let v = values["sectioningFileSize"] { s.sectioning.fileSize = v == "1" }
-        if let v = values["sectioningFileName"] { s.sectioning.fileName = v == "1" }
-        // Numbers read back are held to the ranges tdl writes: a file changed by hand (or by
-        // someone else) makes a setting fall back to its default, never a trap later.
-        if let n = number(values["maxDownloadCount"], 0...SessionSettings.largestDownloadCount) { s.maxDownloadCount = n }
-        if let v = values["isTrashOpened"] { s.isTrashOpened = v == "1" }
-        s.downloadDirectory = values["downloadDirectory"]
-        s.globalRateLimit = number(values["globalRateLimit"], 1...Int(RateText.largest)).map(Int64.init)
-        if let n = number(values["connectionsPerDownload"], 1...DownloadOptions.maxConnections) { s.connectionsPerDownload = n }
-        if let v = values["resumeInterruptedOnLaunch"] { s.resumeInterruptedOnLaunch = v == "1" }
-        if let n = number(values["maxRetries"], 0...100) { s.maxRetries = n }
-        if let v = values["endedCleanly"] { s.endedCleanly = v == "1" }
-        s.onComplete = values["onComplete"]
-        s.onError = values["onError"]
-        if let n = number(values["rpcListenPort"], 1...65_535) { s.rpcListenPort = n }
-        if let v = values["rpcListenAll"] { s.rpcListenAll = v == "1" }
-        s.rpcSecret = values["rpcSecret"]
-        s.rpcAllowOrigins = values["rpcAllowOrigins"].map(lines) ?? []
-        if let v = values["rpcAllowOriginAll"] { s.rpcAllowOriginAll = v == "1" }
-        s.rpcAllowedDirs = values["rpcAllowedDirs"].map(lines) ?? []
-        return s
+        var settings = SessionSettings()
+        for key in SettingKey.all { key.read(values, &settings) }
+        return settings
+    }
+
+    static func save(_ settings: SessionSettings, _ db: Database, session: String) throws {
+        for key in SettingKey.all {
+            if let value = key.write(settings) {
+                try db.execute(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)",
+                               arguments: [session, key.name, value])
+            } else {
+                try db.execute(sql: "DELETE FROM setting WHERE session = ? AND key = ?", arguments: [session, key.name])
+            }
+        }
     }
 
     /// A list kept as one value, a line each.
@@ -52,29 +42,68 @@ enum SettingsRecord {
         let key = sortType.flatMap(SortKey.init(rawValue:)) ?? .addTime
         return .sorted(key, sortOrder.flatMap(SortOrder.init(rawValue:)) ?? .ascending)
     }
+}
 
-    static func save(_ s: SessionSettings, _ db: Database, session: String) throws {
-        let flag: (Bool) -> String = { $0 ? "1" : "0" }
-        let pairs: [(String, String?)] = [
-            ("sortType", s.arrangement.sortKey?.rawValue ?? manualSortType), ("sortOrder", s.arrangement.sortOrder?.rawValue),
-            ("sectioningAddTime", flag(s.sectioning.addTime)), ("sectioningFileSize", flag(s.sectioning.fileSize)),
-            ("sectioningFileName", flag(s.sectioning.fileName)),
-            ("maxDownloadCount", String(s.maxDownloadCount)), ("isTrashOpened", flag(s.isTrashOpened)),
-            ("downloadDirectory", s.downloadDirectory), ("globalRateLimit", s.globalRateLimit.map(String.init)),
-            ("connectionsPerDownload", String(s.connectionsPerDownload)),
-            ("resumeInterruptedOnLaunch", flag(s.resumeInterruptedOnLaunch)), ("maxRetries", String(s.maxRetries)),
-            ("onComplete", s.onComplete), ("onError", s.onError), ("endedCleanly", flag(s.endedCleanly)),
-            ("rpcListenPort", String(s.rpcListenPort)), ("rpcListenAll", flag(s.rpcListenAll)), ("rpcSecret", s.rpcSecret),
-            ("rpcAllowOrigins", s.rpcAllowOrigins.isEmpty ? nil : s.rpcAllowOrigins.joined(separator: "\n")),
-            ("rpcAllowOriginAll", flag(s.rpcAllowOriginAll)),
-            ("rpcAllowedDirs", s.rpcAllowedDirs.isEmpty ? nil : s.rpcAllowedDirs.joined(separator: "\n")),
-        ]
-        for (key, value) in pairs {
-            if let value {
-                try db.execute(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)", arguments: [session, key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM setting WHERE session = ? AND key = ?", arguments: [session, key])
-            }
-        }
+/// One row of the `setting` table: its key, and how its value is read into the settings and
+/// written from them (nil: no row). Every setting's key is spelled once, in `all`.
+struct SettingKey: Sendable {
+    let name: String
+    /// Reads this key's value out of all the session's values (a missing or unreadable one
+    /// leaves the default).
+    let read: @Sendable ([String: String], inout SessionSettings) -> Void
+    let write: @Sendable (SessionSettings) -> String?
+
+    static let all: [SettingKey] = [
+        // The arrangement's two keys are read together (see `SettingsRecord.arrangement`).
+        SettingKey(name: "sortType", read: { values, s in
+            s.arrangement = SettingsRecord.arrangement(sortType: values["sortType"], sortOrder: values["sortOrder"])
+        }, write: { $0.arrangement.sortKey?.rawValue ?? SettingsRecord.manualSortType }),
+        SettingKey(name: "sortOrder", read: { _, _ in }, write: { $0.arrangement.sortOrder?.rawValue }),
+        flag("sectioningAddTime", \.sectioning.addTime),
+        flag("sectioningFileSize", \.sectioning.fileSize),
+        flag("sectioningFileName", \.sectioning.fileName),
+        // Numbers read back are held to the ranges tdl writes: a file changed by hand (or by
+        // someone else) makes a setting fall back to its default, never a trap later.
+        number("maxDownloadCount", \.maxDownloadCount, 0...SessionSettings.largestDownloadCount),
+        text("downloadDirectory", \.downloadDirectory),
+        SettingKey(name: "globalRateLimit", read: { values, s in
+            s.globalRateLimit = SettingsRecord.number(values["globalRateLimit"], 1...Int(RateText.largest)).map(Int64.init)
+        }, write: { $0.globalRateLimit.map(String.init) }),
+        number("connectionsPerDownload", \.connectionsPerDownload, 1...DownloadOptions.maxConnections),
+        flag("resumeInterruptedOnLaunch", \.resumeInterruptedOnLaunch),
+        number("maxRetries", \.maxRetries, 0...100),
+        text("onComplete", \.onComplete),
+        text("onError", \.onError),
+        flag("endedCleanly", \.endedCleanly),
+        number("rpcListenPort", \.rpcListenPort, 1...65_535),
+        flag("rpcListenAll", \.rpcListenAll),
+        text("rpcSecret", \.rpcSecret),
+        lines("rpcAllowOrigins", \.rpcAllowOrigins),
+        flag("rpcAllowOriginAll", \.rpcAllowOriginAll),
+        lines("rpcAllowedDirs", \.rpcAllowedDirs),
+    ]
+
+    /// "1" or "0".
+    static func flag(_ name: String, _ field: WritableKeyPath<SessionSettings, Bool> & Sendable) -> SettingKey {
+        SettingKey(name: name, read: { values, s in if let v = values[name] { s[keyPath: field] = v == "1" } },
+                   write: { $0[keyPath: field] ? "1" : "0" })
+    }
+
+    /// A whole number within `range`.
+    static func number(_ name: String, _ field: WritableKeyPath<SessionSettings, Int> & Sendable,
+                       _ range: ClosedRange<Int>) -> SettingKey {
+        SettingKey(name: name, read: { values, s in if let n = SettingsRecord.number(values[name], range) { s[keyPath: field] = n } },
+                   write: { String($0[keyPath: field]) })
+    }
+
+    /// Text, or no row for nil.
+    static func text(_ name: String, _ field: WritableKeyPath<SessionSettings, String?> & Sendable) -> SettingKey {
+        SettingKey(name: name, read: { values, s in s[keyPath: field] = values[name] }, write: { $0[keyPath: field] })
+    }
+
+    /// A list, a line each; no row for an empty one.
+    static func lines(_ name: String, _ field: WritableKeyPath<SessionSettings, [String]> & Sendable) -> SettingKey {
+        SettingKey(name: name, read: { values, s in s[keyPath: field] = values[name].map(SettingsRecord.lines) ?? [] },
+                   write: { $0[keyPath: field].isEmpty ? nil : $0[keyPath: field].joined(separator: "\n") })
     }
 }

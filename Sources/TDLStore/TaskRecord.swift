@@ -6,10 +6,7 @@ import TDLCore
 /// Maps a `DownloadTask` to a row of the `task` table and back.
 enum TaskRecord {
     /// The columns `decode` reads, in order.
-    static let selectColumns = """
-        url, fileName, directory, addTime, state, customName, mimeType, size, received, failReason,
-        finalURL, etag, lastModified, retries, note, metaInfo, deletedAt, completedPath, options
-        """
+    static let selectColumns = TaskColumn.selectList
 
     /// Every task of a session, into `snapshot`. With a `second` reader (made ready before
     /// this transaction started), the rows above the first 30 % of row ids are its part: this
@@ -47,18 +44,20 @@ enum TaskRecord {
     /// Steps a statement over `selectColumns`, reading columns through SQLite's own calls:
     /// decoding through generic row values took most of a launch's time.
     static func decode(_ s: OpaquePointer, db: OpaquePointer?, each: (DownloadTask) throws -> Void) throws {
-        func text(_ i: Int32) -> String? {
+        func text(_ column: TaskColumn) -> String? {
+            let i = column.rawValue
             guard let bytes = sqlite3_column_text(s, i) else { return nil }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s, i))), as: UTF8.self)
         }
         // Most tasks share a folder: one string for all of them, not one allocation each.
         var lastDirectory = ""
         func directory() -> String {
-            if !holds(2, lastDirectory) { lastDirectory = text(2) ?? "" }
+            if !holds(.directory, lastDirectory) { lastDirectory = text(.directory) ?? "" }
             return lastDirectory
         }
         /// Whether column `i` holds exactly `known`'s bytes: a row's text is then not made again.
-        func holds(_ i: Int32, _ known: String) -> Bool {
+        func holds(_ column: TaskColumn, _ known: String) -> Bool {
+            let i = column.rawValue
             guard let bytes = sqlite3_column_text(s, i) else { return false }
             let count = Int(sqlite3_column_bytes(s, i))
             return known.utf8.count == count && known.utf8.withContiguousStorageIfAvailable {
@@ -67,9 +66,13 @@ enum TaskRecord {
         }
         // A state is one of six words: told by its bytes, without a string per row.
         let states = TaskState.allCases.map { ($0.rawValue, $0) }
-        func state() -> TaskState? { states.first { holds(4, $0.0) }?.1 }
-        func integer(_ i: Int32) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
-        func real(_ i: Int32) -> Double? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i) }
+        func state() -> TaskState? { states.first { holds(.state, $0.0) }?.1 }
+        func integer(_ column: TaskColumn) -> Int64? {
+            sqlite3_column_type(s, column.rawValue) == SQLITE_NULL ? nil : sqlite3_column_int64(s, column.rawValue)
+        }
+        func real(_ column: TaskColumn) -> Double? {
+            sqlite3_column_type(s, column.rawValue) == SQLITE_NULL ? nil : sqlite3_column_double(s, column.rawValue)
+        }
         let decoder = JSONDecoder()
         // Tasks added together have the same options: decoded once, held once.
         var lastOptions: (json: String, options: DownloadOptions)?
@@ -83,27 +86,27 @@ enum TaskRecord {
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db)))
             }
-            var task = DownloadTask(url: text(0) ?? "", fileName: text(1) ?? "", directory: directory(),
-                                    addTime: Date(timeIntervalSince1970: real(3) ?? 0),
+            var task = DownloadTask(url: text(.url) ?? "", fileName: text(.fileName) ?? "", directory: directory(),
+                                    addTime: Date(timeIntervalSince1970: real(.addTime) ?? 0),
                                     state: state() ?? .paused,
-                                    customDisplayName: text(5), mimeType: text(6))
-            task.size = SavedNumbers.bytes(integer(7))
-            task.received = SavedNumbers.bytes(integer(8)) ?? 0
-            let failure = text(9).map { code in (code: code, shared: failures[code]) }
+                                    customDisplayName: text(.customName), mimeType: text(.mimeType))
+            task.size = SavedNumbers.bytes(integer(.size))
+            task.received = SavedNumbers.bytes(integer(.received)) ?? 0
+            let failure = text(.failReason).map { code in (code: code, shared: failures[code]) }
             task.failReason = failure.map { $0.shared?.failReason ?? FailReason(storageCode: $0.code) }
-            task.finalURL = text(10)
-            task.etag = text(11)
-            task.lastModified = text(12)
-            task.retries = Int(max(0, min(integer(13) ?? 0, 1_000)))
-            task.note = text(14)
-            if let json = text(15), let info = try? decoder.decode([String: String].self, from: Data(json.utf8)) {
+            task.finalURL = text(.finalURL)
+            task.etag = text(.etag)
+            task.lastModified = text(.lastModified)
+            task.retries = Int(max(0, min(integer(.retries) ?? 0, 1_000)))
+            task.note = text(.note)
+            if let json = text(.metaInfo), let info = try? decoder.decode([String: String].self, from: Data(json.utf8)) {
                 task.metaInfo = info
             }
-            task.deletedAt = real(16).map { Date(timeIntervalSince1970: $0) }
-            task.completedPath = text(17)
-            if let last = lastOptions, holds(18, last.json) {
+            task.deletedAt = real(.deletedAt).map { Date(timeIntervalSince1970: $0) }
+            task.completedPath = text(.completedPath)
+            if let last = lastOptions, holds(.options, last.json) {
                 task.options = last.options
-            } else if let json = text(18) {
+            } else if let json = text(.options) {
                 // A damaged value costs the options of one task, not the session.
                 if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)).withinRanges {
                     task.options = options
@@ -128,11 +131,8 @@ enum TaskRecord {
         }
     }
 
-    static let upsertColumns = [
-        "session", "url", "fileName", "customName", "directory", "size", "received", "addTime", "state",
-        "failReason", "mimeType", "finalURL", "etag", "lastModified", "retries", "note", "metaInfo",
-        "deletedAt", "completedPath", "options",
-    ]
+    /// The session, then every task column in `TaskColumn` order: `upsert` binds them so.
+    static let upsertColumns = ["session"] + TaskColumn.inOrder.map(\.name)
 
     /// An update in place when the task exists: REPLACE would delete the row (and, through the
     /// foreign key, its segments) and insert it again under a new row id.
@@ -171,25 +171,29 @@ enum TaskRecord {
         let optionsJSON = try optionsText.json(task.options)
         var row = RowWriter(statement, db)
         row.bind(session)
-        row.bind(task.url)
-        row.bind(task.fileName)
-        row.bind(task.customDisplayName)
-        row.bind(task.directory)
-        row.bind(task.size)
-        row.bind(task.received)
-        row.bind(task.addTime.timeIntervalSince1970)
-        row.bind(task.state.rawValue)
-        row.bind(task.failReason?.storageCode)
-        row.bind(task.mimeType)
-        row.bind(task.finalURL)
-        row.bind(task.etag)
-        row.bind(task.lastModified)
-        row.bind(task.retries)
-        row.bind(task.note)
-        row.bind(metaJSON)
-        row.bind(task.deletedAt?.timeIntervalSince1970)
-        row.bind(task.completedPath)
-        row.bind(optionsJSON)
+        for column in TaskColumn.inOrder {
+            switch column {
+            case .url: row.bind(task.url)
+            case .fileName: row.bind(task.fileName)
+            case .directory: row.bind(task.directory)
+            case .addTime: row.bind(task.addTime.timeIntervalSince1970)
+            case .state: row.bind(task.state.rawValue)
+            case .customName: row.bind(task.customDisplayName)
+            case .mimeType: row.bind(task.mimeType)
+            case .size: row.bind(task.size)
+            case .received: row.bind(task.received)
+            case .failReason: row.bind(task.failReason?.storageCode)
+            case .finalURL: row.bind(task.finalURL)
+            case .etag: row.bind(task.etag)
+            case .lastModified: row.bind(task.lastModified)
+            case .retries: row.bind(task.retries)
+            case .note: row.bind(task.note)
+            case .metaInfo: row.bind(metaJSON)
+            case .deletedAt: row.bind(task.deletedAt?.timeIntervalSince1970)
+            case .completedPath: row.bind(task.completedPath)
+            case .options: row.bind(optionsJSON)
+            }
+        }
         try row.run()
     }
 }

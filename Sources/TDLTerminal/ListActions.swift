@@ -173,12 +173,8 @@ struct ListActions {
             state.prompt = .question(.deleteFromTrash(urls))
             return .redraw
         }
-        if !manager.isTrashOpened && urls.contains(where: { manager.state(of: $0) == .finished }) {
-            state.prompt = .question(.deleteForGood(urls))
-            return .redraw
-        }
         let n = manager.deleteTasks(urls).count
-        state.say(manager.isTrashOpened ? state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)" : state.done("deleted", n, of: urls))
+        state.say(state.done("moved", n, of: urls) + " to the trash (t shows it, u restores)")
         state.rows.marked.subtract(urls)
         return .listEdited
     }

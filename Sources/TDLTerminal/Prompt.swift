@@ -18,7 +18,6 @@ enum Prompt: Equatable {
 /// A yes/no question: each case says what a yes does, and to which tasks.
 enum Question: Equatable {
     /// Without a trash, deleting is for good (part files go, finished files stay).
-    case deleteForGood([String])
     /// In the trash view: deleting is for good (part files go, finished files stay).
     case deleteFromTrash([String])
     /// Finished files deleted from disk: named, since nothing brings them back.
@@ -32,7 +31,7 @@ enum Question: Equatable {
 
     var urls: [String] {
         switch self {
-        case .deleteForGood(let urls), .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _),
+        case .deleteFromTrash(let urls), .restartFinished(let urls), .restartPartial(let urls, _),
              .deleteFinishedFiles(let urls, _): return urls
         case .leaveManualOrder: return []
         }
@@ -44,7 +43,7 @@ enum Question: Equatable {
         case .leaveManualOrder(let key, let sections):
             let yours = sections == 1 ? "your section title" : "your \(sections) sections and their titles"
             return "Sorting by \(key.title) drops \(yours). Sort? (y/n) "
-        case .deleteForGood, .deleteFromTrash: return "Delete \(downloads) for good? Finished files stay. (y/n) "
+        case .deleteFromTrash: return "Delete \(downloads) for good? Finished files stay. (y/n) "
         case .deleteFinishedFiles(let urls, let path):
             let more = urls.count > 1 ? " and \(urls.count - 1) more finished \(urls.count == 2 ? "file" : "files")" : ""
             return "Delete \(ScreenText.clean(path))\(more) from disk? (y/n) "

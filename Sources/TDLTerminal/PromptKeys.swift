@@ -21,7 +21,6 @@ struct PromptKeys {
         state.prompt = nil
         let urls = question.urls
         switch question {
-        case .deleteForGood: state.say(state.done("deleted", manager.deleteTasks(urls).count, of: urls))
         case .deleteFinishedFiles(_, let path):
             let n = manager.deleteFilesOfTasks(urls).count
             state.say(urls.count == 1 && n == 1 ? "deleted \(path)" : "deleted \(n) of \(urls.count) files")
@@ -39,7 +38,7 @@ struct PromptKeys {
     private func decline(_ question: Question) -> Reaction {
         state.prompt = nil
         switch question {
-        case .deleteForGood, .deleteFromTrash, .deleteFinishedFiles: state.say("nothing deleted")
+        case .deleteFromTrash, .deleteFinishedFiles: state.say("nothing deleted")
         case .restartFinished, .restartPartial: state.say("nothing restarted")
         case .leaveManualOrder: state.say("still in manual order")
         }

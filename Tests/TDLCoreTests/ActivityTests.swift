@@ -70,7 +70,7 @@ final class ActivityTests: XCTestCase {
     }
 
     func testEventsForTheUI() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let a = f.add(["a"])[0]
         XCTAssertTrue(f.events.contains(.listChanged))
         XCTAssertTrue(f.events.contains(.taskChanged(a)))
@@ -86,7 +86,6 @@ final class ActivityTests: XCTestCase {
         let folder = NSTemporaryDirectory()
         var settings = SessionSettings()
         settings.maxDownloadCount = 1
-        settings.isTrashOpened = true
         settings.endedCleanly = false  // the tdl that ran it was killed
         let t0 = Date(timeIntervalSinceReferenceDate: 1000)
         var tasks = [

@@ -4,7 +4,7 @@ import XCTest
 
 final class AddingAndTaskInfoTests: XCTestCase {
     func testAddFiltersInvalidAndRepeatedURLsAndSaysWhy() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let a = Fixture.url("a.iso")
         let result = f.manager.add([a, "ftp://example.com/b.zip", "nonsense", "", "gopher://x/c", "https://exa mple.com/d", a])
         XCTAssertEqual(result.added, [a, "ftp://example.com/b.zip"])

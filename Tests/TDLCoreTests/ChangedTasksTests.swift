@@ -6,7 +6,7 @@ import XCTest
 /// published status) follows the manager from them alone.
 final class ChangedTasksTests: XCTestCase {
     func testNothingIsKeptUntilAskedThenEveryWrittenTaskOnce() {
-        let f = Fixture(limit: 1, trash: true)
+        let f = Fixture(limit: 1)
         let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
         XCTAssertEqual(f.manager.takeChangedTasks(), [], "not tracked yet")
 

@@ -4,7 +4,7 @@ import XCTest
 
 final class ListModelTests: XCTestCase {
     func testListShapeAndLookupsBothWays() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         XCTAssertEqual(f.manager.downloadList, [[]])
         XCTAssertEqual(f.manager.sectionCount, 1)
         let urls = f.add(["a", "b", "c"])
@@ -31,7 +31,7 @@ final class ListModelTests: XCTestCase {
     }
 
     func testSetsAndUnfinishedList() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let urls = f.add(["a", "b", "c", "d"])
         f.finish(urls[1])
         f.manager.deleteTasks([urls[2]])
@@ -43,7 +43,7 @@ final class ListModelTests: XCTestCase {
     }
 
     func testIndexPathsStayRightAfterEveryKindOfChange() {
-        let f = Fixture(limit: 0, trash: true)
+        let f = Fixture(limit: 0)
         f.manager.setSectioning(true, for: .fileName)
         f.manager.sortListBy(type: .fileName)
         let urls = f.add(["kiwi.txt", "apple.txt", "Banana.txt", "cherry.txt", "avocado.txt", "9lives.txt"])

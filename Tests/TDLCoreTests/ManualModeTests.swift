@@ -84,7 +84,6 @@ final class ManualModeTests: XCTestCase {
 
     func testChangeDisplayNameDoesNotMoveInManualModeAndRefusesTrash() {
         let f = manualFixture()
-        f.manager.isTrashOpened = true
         let urls = f.add(["a", "b"])
         let before = f.manager.downloadList
         f.manager.changeDisplayNameOfTask(urls[0], to: "zzz")

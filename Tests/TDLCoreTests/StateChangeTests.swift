@@ -152,14 +152,14 @@ final class StateChangeTests: XCTestCase {
     }
 
     func testDeleteAllTasksKeepsFinishedFilesWhenAsked() {
-        let f = Fixture(trash: false)
+        let f = Fixture()
         let (a, b) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0])
         f.finish(a)
         f.engine.resolve(b, name: "b.bin", size: nil)
         f.manager.pauseTasks([b])
         let finished = f.manager.task(a)!.filePath
         let part = f.writeFile("b.bin.part")
-        XCTAssertEqual(f.manager.deleteTasks(f.manager.downloadList.flatMap { $0 }).count, 2)
+        XCTAssertEqual(f.manager.purgeTasks(f.manager.downloadList.flatMap { $0 }).count, 2)
         XCTAssertTrue(f.exists(finished))
         XCTAssertFalse(f.exists(part), "keepFinishedFile keeps only finished files")
         XCTAssertTrue(f.manager.allTasksSet.isEmpty)

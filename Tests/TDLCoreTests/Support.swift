@@ -60,13 +60,12 @@ final class Fixture {
     let manager: DownloadManager
     var events: [ManagerEvent] = []
 
-    init(limit: Int = 3, engine useEngine: Bool = true, trash: Bool = false) {
+    init(limit: Int = 3, engine useEngine: Bool = true) {
         folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("tdl-core-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         manager = DownloadManager(identifier: "test", defaultDirectory: folder, engine: useEngine ? engine : nil)
         manager.clock = { [clock] in clock.now }
         manager.maxDownloadCount = limit
-        manager.isTrashOpened = trash
         manager.observe { [unowned self] in self.events.append($0) }
     }
 

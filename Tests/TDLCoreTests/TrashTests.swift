@@ -4,7 +4,7 @@ import XCTest
 
 final class TrashTests: XCTestCase {
     func testDeleteMovesToTheTrashNewestFirstAndReportsOriginalPlaces() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let urls = f.add(["a", "b", "c", "d", "e"])
         XCTAssertEqual(f.manager.deleteTasks([urls[0]]), [urls[0]: ix(0, 0)])
         XCTAssertEqual(f.manager.deleteTasks([urls[3], urls[1], "https://nope.example/x", urls[0]]), [urls[3]: ix(0, 2), urls[1]: ix(0, 0)],
@@ -20,22 +20,22 @@ final class TrashTests: XCTestCase {
     }
 
     func testDeletingADownloadingTaskStopsItOnceAndFreesTheSlot() {
-        let f = Fixture(limit: 1, trash: true)
+        let f = Fixture(limit: 1)
         let (a, b) = (f.add(["a"])[0], f.add(["b"])[0])
         f.manager.deleteTasks([a])
         XCTAssertEqual(f.engine.stopped, [a])
         XCTAssertEqual(f.manager.state(of: a), .waiting, "kept for a restore, but nothing in the trash runs")
         XCTAssertEqual(f.manager.state(of: b), .downloading)
 
-        let g = Fixture(limit: 1, trash: false)
+        let g = Fixture(limit: 1)
         let c = g.add(["c"])[0]
-        g.manager.deleteTasks([c])
+        g.manager.purgeTasks([c])
         XCTAssertEqual(g.engine.stopped, [c], "stopped once, not twice")
         XCTAssertNil(g.manager.task(c))
     }
 
     func testRestoreInManualModeKeepsTheGivenOrderAtTheLocation() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         f.manager.arrange(.manual)
         let urls = f.add(["a", "b", "c", "d"])  // each on top: d c b a
         f.manager.deleteTasks([urls[0], urls[2]])
@@ -48,7 +48,7 @@ final class TrashTests: XCTestCase {
     }
 
     func testRestoreByIndexAndAllInPredefinedModeLandsSorted() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let urls = f.add(["a", "b", "c", "d"])
         f.manager.deleteTasks([urls[1]])
         f.manager.deleteTasks([urls[2]])
@@ -63,7 +63,7 @@ final class TrashTests: XCTestCase {
     }
 
     func testTrashAndRestoreKeepTheStateATaskHad() {
-        let f = Fixture(limit: 1, trash: true)
+        let f = Fixture(limit: 1)
         let (a, b, c) = (f.add(["a"])[0], f.add(["b"])[0], f.add(["c"])[0])
         f.manager.pauseTasks([b])
         f.manager.deleteTasks([b, c])
@@ -75,7 +75,7 @@ final class TrashTests: XCTestCase {
     }
 
     func testResumingATaskInTheTrashBringsItBack() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let a = f.add(["a"])[0]
         f.manager.pauseTasks([a])
         f.manager.deleteTasks([a])
@@ -85,7 +85,7 @@ final class TrashTests: XCTestCase {
     }
 
     func testCleanupByURLIndexAndRangeKeepsFinishedFiles() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let urls = f.add(["a.bin", "b.bin", "c.bin", "d.bin", "e.bin"])
         for url in urls { f.finish(url) }
         let paths = urls.map { f.manager.task($0)!.filePath }
@@ -105,7 +105,7 @@ final class TrashTests: XCTestCase {
     }
 
     func testEmptyToDeleteList() {
-        let f = Fixture(trash: true)
+        let f = Fixture()
         let urls = f.add(["a", "b"])
         f.engine.resolve(urls[0], name: "a", size: nil)
         f.manager.pauseTasks(urls)
@@ -117,14 +117,14 @@ final class TrashTests: XCTestCase {
         XCTAssertEqual(f.manager.cleanupToDeleteTasks(urls), [:])
     }
 
-    func testDeleteWithTheTrashClosedKeepsFinishedFiles() {
-        let f = Fixture(trash: false)
+    func testDeleteForGoodKeepsFinishedFiles() {
+        let f = Fixture()
         let (a, b) = (f.add(["a.bin"])[0], f.add(["b.bin"])[0])
         f.finish(a)
         f.finish(b)
         let (pathA, pathB) = (f.manager.task(a)!.filePath, f.manager.task(b)!.filePath)
-        f.manager.deleteTasks([a])
-        f.manager.deleteTasks([b])
+        f.manager.purgeTasks([a])
+        f.manager.purgeTasks([b])
         XCTAssertTrue(f.exists(pathA))
         XCTAssertTrue(f.exists(pathB))
         XCTAssertTrue(f.manager.toDeleteList.isEmpty)

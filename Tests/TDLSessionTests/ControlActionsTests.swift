@@ -122,7 +122,6 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testRemoveMovesToTheTrashAndAddingAgainBringsItBack() {
-        manager.isTrashOpened = true
         _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
         let removed = ControlActions.perform(ControlRequest(command: .remove, urls: [url("a")]), on: manager)
         XCTAssertEqual(removed.lines, ["moved to the trash \(url("a"))"])

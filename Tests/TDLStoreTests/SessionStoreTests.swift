@@ -83,7 +83,6 @@ final class SessionStoreTests: XCTestCase {
         settings.arrangement = .manual
         settings.sectioning = SectioningOptions(addTime: true, fileSize: false, fileName: true)
         settings.maxDownloadCount = 7
-        settings.isTrashOpened = false
         settings.downloadDirectory = "/srv/dl"
         settings.globalRateLimit = 123_456
         settings.onComplete = "/bin/true"

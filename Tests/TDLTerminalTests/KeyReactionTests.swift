@@ -68,28 +68,9 @@ final class KeyReactionTests: XCTestCase {
         XCTAssertEqual(screen.state.rows.currentURL, ScreenFixture.url("b.bin"))
     }
 
-    func testWithoutATrashADeleteForGoodAsksAndKeepsTheFinishedFile() throws {
-        let screen = try ScreenFixture([("done.bin", .finished)], trash: false)
-        let url = ScreenFixture.url("done.bin")
-        XCTAssertEqual(screen.press("d"), .redraw)
-        XCTAssertEqual(screen.state.prompt, .question(.deleteForGood([url])))
-        XCTAssertEqual(screen.press("n"), .redraw)
-        XCTAssertNil(screen.state.prompt)
-        XCTAssertEqual(screen.state.message, "nothing deleted")
-        XCTAssertNotNil(screen.manager.task(url))
-
-        screen.press("d")
-        XCTAssertEqual(screen.press("y"), .listEdited)
-        XCTAssertNil(screen.state.prompt)
-        XCTAssertEqual(screen.state.message, "deleted 1 download")
-        XCTAssertNil(screen.manager.task(url))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: screen.path("done.bin")), "a finished file stays on every purge path")
-        XCTAssertEqual(screen.rowNames, [])
-    }
-
     /// Deleting a finished file from disk is its own key, and its question names the file.
     func testDeletingAFinishedFileIsItsOwnKeyAndNamesTheFile() throws {
-        let screen = try ScreenFixture([("done.bin", .finished)], trash: true)
+        let screen = try ScreenFixture([("done.bin", .finished)])
         let url = ScreenFixture.url("done.bin")
         let path = screen.manager.task(url)!.filePath
         XCTAssertEqual(screen.press("D"), .redraw)

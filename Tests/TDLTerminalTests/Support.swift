@@ -22,12 +22,11 @@ final class ScreenFixture {
 
     /// One task per name, in the given state, added a second apart; finished ones have their file.
     /// `partial` names tasks that have 4,000 of 10,000 bytes.
-    init(_ tasks: [(name: String, state: TaskState)], trash: Bool = true, partial: Set<String> = []) throws {
+    init(_ tasks: [(name: String, state: TaskState)], partial: Set<String> = []) throws {
         let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("tdl-terminal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.folder = folder
-        var settings = SessionSettings()
-        settings.isTrashOpened = trash
+        let settings = SessionSettings()
         let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
         let records = tasks.enumerated().map { n, task -> DownloadTask in
             var record = DownloadTask(url: Self.url(task.name), fileName: task.name, directory: folder,
