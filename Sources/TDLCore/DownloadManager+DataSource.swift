@@ -3,7 +3,6 @@ import Foundation
 /// SDE's data source: the list as sections of URLs, their titles, and what a row shows.
 extension DownloadManager {
     public var downloadList: [[String]] { list.sections }
-    public var sectionTitles: [String] { list.titles }
     public var sectionCount: Int { list.sections.count }
 
     /// Goes up whenever a task is added, removed or moved in the list, or the list is sorted.

@@ -127,7 +127,7 @@ extension DownloadManager {
 
     /// Inserts an empty titled section (manual mode only).
     @discardableResult
-    public func insertPlaceHolderSection(at section: Int, withTitle title: String) -> Bool {
+    func insertPlaceHolderSection(at section: Int, withTitle title: String) -> Bool {
         reportingListChange(list.insertSection(at: section, titled: title))
     }
 
@@ -148,12 +148,6 @@ extension DownloadManager {
     @discardableResult
     public func moveTask(at from: ListIndex, to destination: ListIndex) -> Bool {
         reportingListChange(list.moveTask(at: from, to: destination))
-    }
-
-    /// Moves a whole section (manual mode only).
-    @discardableResult
-    public func moveTasks(inSection section: Int, to newSection: Int) -> Bool {
-        reportingListChange(list.moveSection(section, to: newSection))
     }
 
     /// Renames a section (manual mode only).

@@ -265,17 +265,6 @@ struct ListModel {
         return true
     }
 
-    /// Moves a whole section with its title. False when sorted or either section does not exist.
-    mutating func moveSection(_ section: Int, to newSection: Int) -> Bool {
-        guard arrangement.isManual, sections.indices.contains(section), sections.indices.contains(newSection) else { return false }
-        let moved = sections.remove(at: section)
-        let title = titles.remove(at: section)
-        sections.insert(moved, at: newSection)
-        titles.insert(title, at: newSection)
-        changed()
-        return true
-    }
-
     /// False when sorted (the sort titles the sections) or the section does not exist.
     mutating func renameSection(_ section: Int, to title: String) -> Bool {
         guard arrangement.isManual, titles.indices.contains(section) else { return false }

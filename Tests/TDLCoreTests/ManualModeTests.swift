@@ -41,7 +41,6 @@ final class ManualModeTests: XCTestCase {
         XCTAssertFalse(f.manager.insertPlaceHolderSection(at: 0, withTitle: "x"))
         XCTAssertNil(f.manager.add([Fixture.url("c")], inManualModeAtSection: 0, withTitle: "x"))
         XCTAssertFalse(f.manager.moveTask(at: ix(0, 0), to: ix(0, 1)))
-        XCTAssertFalse(f.manager.moveTasks(inSection: 0, to: 0))
         XCTAssertFalse(f.manager.changeTitleOfSection(0, to: "x"))
     }
 
@@ -65,21 +64,19 @@ final class ManualModeTests: XCTestCase {
         f.assertIndexPathsConsistent()
     }
 
-    func testMoveSectionsRenameAndEmptySectionsStay() {
+    func testRenameAndEmptySectionsStay() {
         let f = manualFixture()
-        let a = f.add(["a"])[0]
-        f.manager.add([Fixture.url("b")], inManualModeAtSection: 1, withTitle: "Second")
-        XCTAssertTrue(f.manager.moveTasks(inSection: 1, to: 0))
+        let b = f.add(["b"])[0]
+        f.manager.add([Fixture.url("a")], inManualModeAtSection: 0, withTitle: "Second")
+        let a = Fixture.url("a")
         XCTAssertEqual(f.manager.sectionTitles, ["Second", "Inbox"])
-        XCTAssertEqual(f.manager.indexPath(of: a), ix(1, 0))
-        XCTAssertFalse(f.manager.moveTasks(inSection: 2, to: 0))
-        XCTAssertFalse(f.manager.moveTasks(inSection: 0, to: -1))
+        XCTAssertEqual(f.manager.indexPath(of: b), ix(1, 0))
         XCTAssertTrue(f.manager.changeTitleOfSection(1, to: "Renamed"))
         XCTAssertFalse(f.manager.changeTitleOfSection(2, to: "x"))
         XCTAssertEqual(f.manager.titleForHeaderInSection(1), "Renamed")
         f.manager.deleteTasks([a])
         XCTAssertEqual(f.manager.sectionTitles, ["Second", "Renamed"], "an emptied section stays in manual mode")
-        XCTAssertEqual(f.manager.taskCountInSection(1), 0)
+        XCTAssertEqual(f.manager.taskCountInSection(0), 0)
     }
 
     func testChangeDisplayNameDoesNotMoveInManualModeAndRefusesTrash() {

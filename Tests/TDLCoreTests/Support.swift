@@ -2,6 +2,11 @@ import Foundation
 import XCTest
 @testable import TDLCore
 
+extension DownloadManager {
+    /// Every section's title ("" for an untitled one), for comparing the whole list at once.
+    var sectionTitles: [String] { (0 ..< sectionCount).map { titleForHeaderInSection($0) ?? "" } }
+}
+
 /// A transfer engine that downloads nothing: it records what the manager asks and lets a test
 /// play the server's answers.
 final class FakeEngine: TransferEngine {
