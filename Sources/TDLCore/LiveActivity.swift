@@ -39,7 +39,7 @@ struct LiveActivity {
         for url in downloading {
             let bytes = live[url] ?? received(url)
             meters[url, default: SpeedMeter()].add(time: t, bytes: bytes)
-            let meter = meters[url]!
+            guard let meter = meters[url] else { continue }
             let expected = size(url)
             byTask[url] = TaskActivity(received: bytes, expected: expected, speed: meter.bytesPerSecond,
                                        eta: meter.eta(remaining: expected.map { $0 - bytes }))
