@@ -54,8 +54,14 @@ final class Connection {
         /// A new limit is so low that this connection's reads overshoot it: it makes way for
         /// one with smaller reads at the same offset.
         case readsTooLargeForLimit
+        /// A first answer that cannot wait paused (file://): it ends, is settled once curl has
+        /// let go, and the segment starts again (see `FileDownload.answerArrived`).
+        case settlesFirstAnswer
         case stopped
     }
+
+    /// libcurl cannot pause a file:// transfer: its write callback must take every byte.
+    var canPause: Bool { !requestURL.lowercased().hasPrefix("file:") }
 
     /// A 3xx answer with a Location, left for tdl to follow.
     var isUnfollowedRedirect: Bool {

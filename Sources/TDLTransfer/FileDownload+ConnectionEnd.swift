@@ -16,6 +16,11 @@ extension FileDownload {
         }
         segments[i].link = nil
         if stopped { return }
+        if case .settlesFirstAnswer? = connection.stopReason {
+            connection.stopReason = nil
+            guard connectionStarted(connection) else { return connectionFailed(connection, result: result) }
+            return fillConnections()
+        }
         if connection.isUnfollowedRedirect && result == CURLE_OK { return followRedirect(connection) }
         if !resolved && !connection.headersChecked && result == CURLE_OK {
             // An empty body never reached the write callback: check the answer now.
@@ -106,7 +111,7 @@ extension FileDownload {
         case .rangeIgnored?: return .otherFile(mismatch(of: connection) ?? "it ignored the range")
         case .rangeNotSatisfiable?: return .failed("it does not have those bytes (416)")
         case .httpError(let code, _)?: return .failed(FailReason.httpStatus(code).message)
-        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?, .readsTooLargeForLimit?: return nil
+        case .writeFailed?, .failed?, .stopped?, .reachedSegmentEnd?, .readsTooLargeForLimit?, .settlesFirstAnswer?: return nil
         case nil: return .failed(connection.failure(result).reason.message)
         }
     }

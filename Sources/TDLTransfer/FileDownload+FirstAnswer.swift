@@ -7,13 +7,18 @@ import Glibc
 /// The first answer of a download decides its name, size and validators, and the session
 /// records them before the part file is made. That takes the manager, so it never happens in
 /// a libcurl callback: the connection pauses there and the engine settles its answer at the
-/// loop's next step (`settleFirstAnswer`), then lets it go on.
+/// loop's next step (`settleFirstAnswer`), then lets it go on. (A file:// transfer cannot
+/// pause: it ends, its answer is settled when it is done, and it starts again.)
 extension FileDownload {
     /// A connection's answer checked out (`Connection.checkResponse`). Inside a callback an
     /// answer that needs the manager waits: true, with the connection marked to pause.
     /// False stops the transfer.
     func answerArrived(_ connection: Connection, inCallback: Bool) -> Bool {
         if inCallback && !resolved {
+            guard connection.canPause else {
+                connection.stopReason = .settlesFirstAnswer
+                return false
+            }
             connection.awaitsSettling = true
             engine.settleLater(connection)
             return true
