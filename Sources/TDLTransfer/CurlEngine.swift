@@ -39,6 +39,9 @@ public final class CurlEngine: TransferEngine {
     private var reports: [TransferEvent] = []
     /// Set while libcurl runs (and may call back into the connections): nothing is delivered.
     private var insideCurl = false
+    /// Set while reports are delivered: the manager may call the engine, whose new reports
+    /// wait their turn in the same delivery.
+    private var delivering = false
     /// Connections paused on their first answer, settled at the loop's next step.
     private var awaitingSettling: [Connection] = []
 
@@ -124,7 +127,6 @@ public final class CurlEngine: TransferEngine {
         forget(download)
         // The bytes written so far become durable and are reported once more.
         download.checkpoint(final: true)
-        deliverReports()
     }
 
     public func liveProgress() -> [String: Int64] {
@@ -218,10 +220,15 @@ public final class CurlEngine: TransferEngine {
         reports.append(event)
     }
 
-    /// Delivers the queued reports, oldest first; the manager may call the engine meanwhile
-    /// (and so queue more, delivered in turn). Only outside libcurl.
-    func deliverReports() {
+    /// Delivers the queued reports, oldest first. Only outside libcurl. The manager may call
+    /// the engine meanwhile: what that reports is delivered after, by the same loop, unless
+    /// the engine must have an answer at once (`evenWhileDelivering`, see `reportResolved`).
+    func deliverReports(evenWhileDelivering: Bool = false) {
         precondition(!insideCurl, "reports are delivered outside libcurl's callbacks")
+        guard !delivering || evenWhileDelivering else { return }
+        let outer = delivering
+        delivering = true
+        defer { delivering = outer }
         while !reports.isEmpty {
             onEvent?(reports.removeFirst())
         }

@@ -18,8 +18,9 @@ extension FileDownload {
         if stopped { return }
         if case .settlesFirstAnswer? = connection.stopReason {
             connection.stopReason = nil
-            guard connectionStarted(connection) else { return connectionFailed(connection, result: result) }
-            return fillConnections()
+            let started = connectionStarted(connection)
+            if stopped { return }  // by the manager, while it heard the answer
+            return started ? fillConnections() : connectionFailed(connection, result: result)
         }
         if connection.isUnfollowedRedirect && result == CURLE_OK { return followRedirect(connection) }
         if !resolved && !connection.headersChecked && result == CURLE_OK {

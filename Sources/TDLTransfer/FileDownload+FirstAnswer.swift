@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import TDLCore
 #if canImport(Glibc)
@@ -27,14 +28,24 @@ extension FileDownload {
     }
 
     /// The loop's next step after a connection paused on its first answer: settles it, then
-    /// lets the transfer go on (its next body callback writes, or stops it with the reason).
+    /// lets the transfer go on, or ends it as curl would have (its stop reason says why).
     func settleFirstAnswer(_ connection: Connection) {
         guard connection.awaitsSettling else { return }
         connection.awaitsSettling = false
-        // A connection removed meanwhile (a stop, a reset) has nothing more to do.
-        guard !stopped, segments[connection.segmentIndex].link === connection else { return }
-        _ = connectionStarted(connection)
-        engine.continueTransfer(connection)
+        let started = isLinked(connection) && connectionStarted(connection)
+        // The manager may have stopped the download meanwhile (a session it cannot save).
+        guard isLinked(connection) else { return }
+        if started {
+            engine.continueTransfer(connection)
+        } else {
+            engine.remove(connection)
+            connectionDone(connection, result: CURLE_WRITE_ERROR)
+        }
+    }
+
+    /// The connection still fills its segment (it was not removed by a stop or a reset).
+    private func isLinked(_ connection: Connection) -> Bool {
+        !stopped && connection.segmentIndex < segments.count && segments[connection.segmentIndex].link === connection
     }
 
     /// Called once per connection when its answer checked out. The first one decides the
@@ -140,7 +151,7 @@ extension FileDownload {
         reportedSize = size
         engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: mimeType,
                                 etag: etag, lastModified: lastModified, finalURL: finalURL))
-        engine.deliverReports()
+        engine.deliverReports(evenWhileDelivering: true)
     }
 
     static func freeSpace(_ directory: String) -> Int64? {
