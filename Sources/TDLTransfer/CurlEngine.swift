@@ -290,7 +290,6 @@ public final class CurlEngine: TransferEngine {
         rateLimits[download.url] = nil
     }
 
-
     func scheduleTimer(at time: Double) {
         timers.append(time)
     }
