@@ -60,8 +60,9 @@ final class Connection {
         case stopped
     }
 
-    /// libcurl cannot pause a file:// transfer: its write callback must take every byte.
-    var canPause: Bool { !requestURL.lowercased().hasPrefix("file:") }
+    /// libcurl cannot pause a file:// transfer ("Write callback asked for PAUSE when not
+    /// supported"): its write callback must take every byte or stop it.
+    let canPause: Bool
 
     /// A 3xx answer with a Location, left for tdl to follow.
     var isUnfollowedRedirect: Bool {
@@ -84,6 +85,7 @@ final class Connection {
         requestURL = url ?? download.sources[source].url
         self.hops = hops
         origin = RequestHeader.origin(of: requestURL) ?? requestURL
+        canPause = !requestURL.lowercased().hasPrefix("file:")
         followsRedirects = !download.job.options.hasOriginBoundHeaders
         let segment = download.segments[segmentIndex]
         requestStart = segment.start + segment.written
@@ -318,6 +320,8 @@ final class Connection {
         // The first answer waits for the loop's next step; curl keeps these bytes till then.
         if awaitsSettling { return tdl_writefunc_pause() }
         if isUnfollowedRedirect { return count }
+        // A file:// copy cannot pause (curl fails it): it takes every byte, limit or not.
+        guard canPause else { return take(pointer, count) }
         // The loop's turn has had its time: the rest waits for the next turn (keys, the screen).
         if download.engine.turnIsOver() {
             isPausedForTurn = true
@@ -335,6 +339,10 @@ final class Connection {
             }
             allowance -= Double(count)
         }
+        return take(pointer, count)
+    }
+
+    private func take(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         let n = download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
         taken += Int64(n)
         return n
