@@ -40,7 +40,8 @@ let package = Package(
         ),
         .target(
             name: "TDLTransfer",
-            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
         .target(name: "TDLSession", dependencies: ["TDLCore"]),
@@ -64,7 +65,8 @@ let package = Package(
         .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
+        .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
     ],
     swiftLanguageModes: [.v5]

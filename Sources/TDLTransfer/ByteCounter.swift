@@ -1,20 +1,14 @@
-import Foundation
+import Synchronization
 
-/// A count shared by the loop and the worker.
-final class ByteCounter: @unchecked Sendable {
-    private var total = 0
-    private let lock = NSLock()
+/// A count shared by the loop and the worker (bytes handed to the worker and not yet written).
+final class ByteCounter: Sendable {
+    /// Guarded by its Mutex: the loop adds, the worker subtracts.
+    private let total = Mutex(0)
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return total
-    }
+    var value: Int { total.withLock { $0 } }
 
     /// Adds `delta` (negative to subtract).
     func add(_ delta: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        total += delta
+        total.withLock { $0 += delta }
     }
 }

@@ -31,6 +31,9 @@ final class Connection {
     var status = 0
     var headers: [String: String] = [:]
     var headersChecked = false
+    /// Paused on its first answer until the loop's next step settles it with the manager
+    /// (see `FileDownload.settleFirstAnswer`).
+    var awaitsSettling = false
     /// Why this connection stopped on purpose, decided by a callback.
     var stopReason: StopReason?
 
@@ -51,8 +54,15 @@ final class Connection {
         /// A new limit is so low that this connection's reads overshoot it: it makes way for
         /// one with smaller reads at the same offset.
         case readsTooLargeForLimit
+        /// A first answer that cannot wait paused (file://): it ends, is settled once curl has
+        /// let go, and the segment starts again (see `FileDownload.answerArrived`).
+        case settlesFirstAnswer
         case stopped
     }
+
+    /// libcurl cannot pause a file:// transfer ("Write callback asked for PAUSE when not
+    /// supported"): its write callback must take every byte or stop it.
+    let canPause: Bool
 
     /// A 3xx answer with a Location, left for tdl to follow.
     var isUnfollowedRedirect: Bool {
@@ -75,6 +85,7 @@ final class Connection {
         requestURL = url ?? download.sources[source].url
         self.hops = hops
         origin = RequestHeader.origin(of: requestURL) ?? requestURL
+        canPause = !requestURL.lowercased().hasPrefix("file:")
         followsRedirects = !download.job.options.hasOriginBoundHeaders
         let segment = download.segments[segmentIndex]
         requestStart = segment.start + segment.written
@@ -219,7 +230,7 @@ final class Connection {
     private func resumeFromLimit() {
         guard isPaused else { return }
         isPaused = false
-        if !isPausedForTurn { curl_easy_pause(handle, CURLPAUSE_CONT) }
+        if !isPausedForTurn { download.engine.continueTransfer(self) }
     }
 
     /// Adds the tokens earned over `seconds`; unpauses when there are some. Loop thread.
@@ -247,9 +258,10 @@ final class Connection {
     }
 
     /// Checks the answer before its first byte is written. False stops the transfer.
-    func checkResponse() -> Bool {
+    /// `inCallback`: called from libcurl's write callback, where the manager is not called.
+    func checkResponse(inCallback: Bool) -> Bool {
         headersChecked = true
-        guard isHTTP else { return download.connectionStarted(self) }
+        guard isHTTP else { return download.answerArrived(self, inCallback: inCallback) }
         // Its body is read and dropped; the download follows it once the answer is over.
         if isUnfollowedRedirect { return true }
         if status >= 400 {
@@ -276,7 +288,7 @@ final class Connection {
                 return false
             }
         }
-        return download.connectionStarted(self)
+        return download.answerArrived(self, inCallback: inCallback)
     }
 
     /// True when a comma-separated header value such as "gzip, chunked" holds `token`
@@ -303,9 +315,13 @@ final class Connection {
 
     /// Writes bytes at the segment's offset; returns how many were taken (fewer stops curl).
     func receiveBody(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-        if !headersChecked, !checkResponse() { return 0 }
+        if !headersChecked, !checkResponse(inCallback: true) { return 0 }
         if stopReason != nil { return 0 }
+        // The first answer waits for the loop's next step; curl keeps these bytes till then.
+        if awaitsSettling { return tdl_writefunc_pause() }
         if isUnfollowedRedirect { return count }
+        // A file:// copy cannot pause (curl fails it): it takes every byte, limit or not.
+        guard canPause else { return take(pointer, count) }
         // The loop's turn has had its time: the rest waits for the next turn (keys, the screen).
         if download.engine.turnIsOver() {
             isPausedForTurn = true
@@ -323,9 +339,18 @@ final class Connection {
             }
             allowance -= Double(count)
         }
+        return take(pointer, count)
+    }
+
+    private func take(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         let n = download.write(pointer, count, segmentIndex: segmentIndex, connection: self)
         taken += Int64(n)
         return n
+    }
+
+    /// What curl's result for this transfer means (see `CurlFailure`).
+    func failure(_ result: CURLcode) -> CurlFailure {
+        CurlFailure(code: result, detail: errorText, responseCode: responseCode)
     }
 
     /// The detail curl wrote for the last failure, nil when none.

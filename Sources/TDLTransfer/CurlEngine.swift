@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Foundation
 import Synchronization
 import TDLCore
@@ -9,7 +8,9 @@ import Glibc
 
 /// The libcurl engine: every transfer on one multi handle, driven by the caller's event loop
 /// through `wait(timeoutMs:watching:)`. Slow file-system work (fdatasync, the finish) runs on
-/// one background worker that reports back through `curl_multi_wakeup`.
+/// one background worker that reports back through `curl_multi_wakeup` (`WorkerQueue`).
+/// What the engine tells the manager is queued and delivered at the loop's next step, never
+/// from inside libcurl (see `report`).
 public final class CurlEngine: TransferEngine {
     public var onEvent: ((TransferEvent) -> Void)?
     public var isNameTaken: ((_ url: String, _ path: String) -> Bool)?
@@ -17,7 +18,7 @@ public final class CurlEngine: TransferEngine {
     public let settings: EngineSettings
 
     let multi: UnsafeMutableRawPointer
-    let worker = DispatchQueue(label: "tdl.worker")
+    let worker: WorkerQueue
     lazy var finisher = Finisher(engine: self)
     /// The active downloads. One that ends is dropped at once: work it queued on the worker
     /// holds the download (or its part file) until that work is done.
@@ -34,9 +35,15 @@ public final class CurlEngine: TransferEngine {
     var lastCheckpoint: Double = 0
     var timers: [Double] = []
     let netrc = NetrcProbe()
-    /// Work posted by the worker, run on the loop.
-    private var posted: [() -> Void] = []
-    private let postedLock = NSLock()
+    /// Reports for the manager not yet delivered, oldest first (see `report`).
+    private var reports: [TransferEvent] = []
+    /// Set while libcurl runs (and may call back into the connections): nothing is delivered.
+    private var insideCurl = false
+    /// Set while reports are delivered: the manager may call the engine, whose new reports
+    /// wait their turn in the same delivery.
+    private var delivering = false
+    /// Connections paused on their first answer, settled at the loop's next step.
+    private var awaitingSettling: [Connection] = []
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
     static var globalInitDone: Void { globalInit }
@@ -59,6 +66,7 @@ public final class CurlEngine: TransferEngine {
         _ = Self.processSetUp
         self.settings = settings
         multi = curl_multi_init()!
+        worker = WorkerQueue(multi: multi)
         tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
     }
 
@@ -95,7 +103,7 @@ public final class CurlEngine: TransferEngine {
         for connection in paused where connection.isPausedForTurn {
             connection.isPausedForTurn = false
             guard live.contains(ObjectIdentifier(connection)), !connection.isPaused else { continue }
-            curl_easy_pause(connection.handle, CURLPAUSE_CONT)
+            continueTransfer(connection)
         }
     }
 
@@ -108,6 +116,7 @@ public final class CurlEngine: TransferEngine {
         rateLimits[job.url] = job.options.rateLimit
         download.begin()
         applyRateLimits()
+        deliverReports()
     }
 
     public func stop(url: String) {
@@ -157,11 +166,15 @@ public final class CurlEngine: TransferEngine {
         performDeadline = now + Self.turnBudget
         resumeTurnPaused()
         var running: Int32 = 0
-        curl_multi_perform(multi, &running)
+        withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity
         wokenUp.store(false, ordering: .relaxed)
+        // What the callbacks left for the loop, each step's reports delivered before the next.
+        settleFirstAnswers()
+        deliverReports()
         drainFinishedTransfers()
-        runPosted()
+        deliverReports()
+        runCompleted()
         runDueTimers()
         finisher.runIfDue()
         let t = now
@@ -173,6 +186,7 @@ public final class CurlEngine: TransferEngine {
                 download.compareSources(now: t)
             }
         }
+        deliverReports()
         var ready = Set<Int32>()
         for waitFD in waitFDs where waitFD.revents != 0 { ready.insert(waitFD.fd) }
         return ready
@@ -192,14 +206,50 @@ public final class CurlEngine: TransferEngine {
         // worker has nothing more to say.
         repeat {
             finisher.runIfDue()
-            worker.sync {}
-        } while runPosted() || !finisher.isIdle
+            worker.drain()
+        } while runCompleted() || !finisher.isIdle
+        deliverReports()
     }
 
     // MARK: - Used by downloads
 
+    /// Queues a report for the manager. Reports are delivered in order at the loop's next
+    /// step (`deliverReports`): the manager commits to SQLite and tells its observers, which
+    /// must not happen inside a libcurl callback.
     func report(_ event: TransferEvent) {
-        onEvent?(event)
+        reports.append(event)
+    }
+
+    /// Delivers the queued reports, oldest first. Only outside libcurl. The manager may call
+    /// the engine meanwhile: what that reports is delivered after, by the same loop, unless
+    /// the engine must have an answer at once (`evenWhileDelivering`, see `reportResolved`).
+    func deliverReports(evenWhileDelivering: Bool = false) {
+        precondition(!insideCurl, "reports are delivered outside libcurl's callbacks")
+        guard !delivering || evenWhileDelivering else { return }
+        let outer = delivering
+        delivering = true
+        defer { delivering = outer }
+        while !reports.isEmpty {
+            onEvent?(reports.removeFirst())
+        }
+    }
+
+    /// Runs a libcurl call that may call back into the connections.
+    private func withinCurl(_ call: () -> Void) {
+        let outer = insideCurl
+        insideCurl = true
+        call()
+        insideCurl = outer
+    }
+
+    /// Lets a paused transfer go on. libcurl hands it the bytes it kept at once, inside this.
+    func continueTransfer(_ connection: Connection) {
+        withinCurl { _ = curl_easy_pause(connection.handle, CURLPAUSE_CONT) }
+    }
+
+    /// A connection paused on its first answer (in a callback): settled at the next step.
+    func settleLater(_ connection: Connection) {
+        awaitingSettling.append(connection)
     }
 
     func add(_ connection: Connection) {
@@ -240,32 +290,27 @@ public final class CurlEngine: TransferEngine {
         rateLimits[download.url] = nil
     }
 
-    /// Worker → loop: queue `work` and wake the loop.
-    func post(_ work: @escaping () -> Void) {
-        postedLock.lock()
-        posted.append(work)
-        postedLock.unlock()
-        curl_multi_wakeup(multi)
-    }
-
     func scheduleTimer(at time: Double) {
         timers.append(time)
     }
 
     // MARK: - Loop internals
 
-    /// Runs what the worker posted; true when there was anything.
+    /// Runs what came back from the worker (and what was left for this step), delivering the
+    /// reports of each; true when there was anything.
     @discardableResult
-    private func runPosted() -> Bool {
-        var ranAny = false
-        while true {
-            postedLock.lock()
-            let work = posted
-            posted.removeAll()
-            postedLock.unlock()
-            if work.isEmpty { return ranAny }
-            ranAny = true
-            for item in work { item() }
+    private func runCompleted() -> Bool {
+        let ranAny = worker.runCompleted()
+        deliverReports()
+        return ranAny
+    }
+
+    /// The first answers that waited in a callback: each settled with the manager, then let
+    /// go on (a settling may pause another on its first answer: those are settled too).
+    private func settleFirstAnswers() {
+        while !awaitingSettling.isEmpty {
+            let connection = awaitingSettling.removeFirst()
+            connection.download.settleFirstAnswer(connection)
         }
     }
 

@@ -5,7 +5,7 @@ import TDLCore
 extension FileDownload {
     /// The end of the bytes received so far, over every segment.
     var highestReceived: Int64 {
-        segments.map { $0.start + $0.written }.max() ?? 0
+        segments.highestReceived
     }
 
     /// A 206 must be the version whose bytes the part file holds: same ETag (else

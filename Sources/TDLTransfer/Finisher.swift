@@ -15,7 +15,7 @@ import Glibc
 /// two, so for many small files fewer, larger batches were a quarter of the run's time; the
 /// files waiting do not hold download slots (see `TransferEvent.finishing`).
 final class Finisher {
-    enum Result {
+    enum Result: Sendable {
         case done(path: String, size: Int64)
         case checksumMismatch(expected: String, actual: String)
         case sizeMismatch(expected: Int64, actual: Int64)
@@ -24,18 +24,19 @@ final class Finisher {
         case nameTaken
     }
 
-    struct Item {
+    /// What the worker gets of a file to finish.
+    struct Item: Sendable {
         let part: PartFile
         let expectedSize: Int64?
         let checksum: Checksum?
-        let completion: (Result) -> Void
     }
 
     static let batchSize = 64
     static let batchDelay = 0.025
 
     private unowned let engine: CurlEngine
-    private var queued: [Item] = []
+    /// Files waiting for a batch, and what to do on the loop with each one's result.
+    private var queued: [(item: Item, completion: (Result) -> Void)] = []
     private var oldestQueuedAt: Double = 0
     private var running = false
     /// Set when the engine shuts down: whatever waits goes at once.
@@ -54,7 +55,7 @@ final class Finisher {
             oldestQueuedAt = engine.now
             engine.scheduleTimer(at: oldestQueuedAt + Self.batchDelay)
         }
-        queued.append(Item(part: part, expectedSize: expectedSize, checksum: checksum, completion: completion))
+        queued.append((Item(part: part, expectedSize: expectedSize, checksum: checksum), completion))
         runIfDue()
     }
 
@@ -65,15 +66,13 @@ final class Finisher {
             || engine.downloads.values.allSatisfy(\.finishing)
         guard due else { return }
         running = true
-        let batch = queued
+        let items = queued.map(\.item)
+        let completions = queued.map(\.completion)
         queued.removeAll()
-        engine.worker.async { [engine] in
-            let results = Self.finish(batch)
-            engine.post {
-                for (item, result) in zip(batch, results) { item.completion(result) }
-                self.running = false
-                self.runIfDue()
-            }
+        engine.worker.run({ Self.finish(items) }) { results in
+            for (completion, result) in zip(completions, results) { completion(result) }
+            self.running = false
+            self.runIfDue()
         }
     }
 

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -7,11 +8,15 @@ import Glibc
 
 /// The `.part` file beside the target, and the crash-safe way to finish it: data is written
 /// at offsets, fdatasync'ed before its offsets are recorded, and at the end fsync'ed and
-/// renamed into place without replacing anything.
-final class PartFile {
+/// renamed into place without replacing anything. Shared by the loop (which creates and
+/// renames it) and the worker (which writes, syncs and finishes it).
+final class PartFile: Sendable {
     let directory: String
-    private(set) var fileName: String
+    /// Guarded by its Mutex: the loop renames the file while the worker may name it.
+    private let name: Mutex<String>
     let fd: Int32
+
+    var fileName: String { name.withLock { $0 } }
 
     var partPath: String { Self.partPath(directory, fileName) }
 
@@ -21,7 +26,7 @@ final class PartFile {
 
     private init(directory: String, fileName: String, fd: Int32) {
         self.directory = directory
-        self.fileName = fileName
+        name = Mutex(fileName)
         self.fd = fd
     }
 
@@ -98,8 +103,10 @@ final class PartFile {
 
     /// The first queued write that failed. From then on nothing more is written and every sync
     /// reports it, so no checkpoint and no finish counts bytes that never reached the file.
-    /// Worker thread only, like the queued writes themselves.
-    private(set) var failedWrite: FileError?
+    /// Set and read on the worker, like the queued writes themselves; guarded by its Mutex.
+    private let firstFailedWrite = Mutex<FileError?>(nil)
+
+    var failedWrite: FileError? { firstFailedWrite.withLock { $0 } }
 
     /// Worker: a write queued by the loop (see `FileDownload.writePending`).
     func writeQueued(_ bytes: [UInt8], at offset: Int64) -> FileError? {
@@ -108,14 +115,15 @@ final class PartFile {
             try bytes.withUnsafeBytes { try write($0.baseAddress!, count: $0.count, at: offset) }
             return nil
         } catch {
-            failedWrite = error as? FileError ?? .other("\(error)")
-            return failedWrite
+            let failure = error as? FileError ?? .other("\(error)")
+            firstFailedWrite.withLock { $0 = failure }
+            return failure
         }
     }
 
     /// Worker: empties the file, after the writes queued before; older failures no longer matter.
     func truncate() throws {
-        failedWrite = nil
+        firstFailedWrite.withLock { $0 = nil }
         if ftruncate(fd, 0) != 0 { throw FileError.from(errno, partPath) }
     }
 
@@ -140,6 +148,16 @@ final class PartFile {
     func syncData() throws {
         if let failedWrite { throw failedWrite }
         if fdatasync(fd) != 0 { throw FileError.from(errno, partPath) }
+    }
+
+    /// Worker: `syncData` as a value to hand back to the loop; nil when the data is durable.
+    func syncFailure() -> FileError? {
+        do {
+            try syncData()
+            return nil
+        } catch {
+            return error as? FileError ?? .other("\(error)")
+        }
     }
 
     /// fsync, then rename `name.part` to `name`, never replacing a file, then fsync the
@@ -168,7 +186,7 @@ final class PartFile {
         guard isStillAtItsPath() else { throw FileError.other("\(partPath) was replaced by another file") }
         let failure = Self.move(partPath, to: newPath)
         if failure != 0 { throw failure == EEXIST ? FileError.nameTaken : FileError.from(failure, newPath) }
-        fileName = name
+        self.name.withLock { $0 = name }
     }
 
     /// The first numbered name (`name (1)`, …) that is free: for a file that must give up its own.
@@ -217,7 +235,7 @@ final class PartFile {
 }
 
 /// File-system failures, mapped to the reasons the user sees.
-enum FileError: Error {
+enum FileError: Error, Sendable {
     case diskFull
     /// A file appeared under the name the session recorded for this download.
     case nameTaken

@@ -41,6 +41,8 @@ public final class StreamDownload {
     private var permanent = false
     private var requestStart: Int64 = 0
     private var lastProgress: Double = 0
+    /// What the last request's result code means (see `CurlFailure`).
+    private var lastFailure = CurlFailure(code: CURLE_OK)
 
     public init(url: String, options: DownloadOptions, settings: EngineSettings, maxRetries: Int = 3, output: Int32 = 1) {
         self.url = url
@@ -73,7 +75,7 @@ public final class StreamDownload {
                 }
                 return nil
             }
-            let reason = failure ?? (code == CURLE_OK ? .noNetwork("the server closed the connection early") : Self.reason(code))
+            let reason = failure ?? (code == CURLE_OK ? .noNetwork("the server closed the connection early") : lastFailure.reason)
             if permanent || !reason.isTransient { return reason }
             if written > before { failures = 0 }
             failures += 1
@@ -130,7 +132,18 @@ public final class StreamDownload {
         tdl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         tdl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, streamHeaderCallback)
         tdl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        // curl's own words for a failure (a TLS one above all) say more than its code's text.
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        defer {
+            tdl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+            errorBuffer.deallocate()
+        }
+        errorBuffer[0] = 0
+        tdl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         let code = curl_easy_perform(handle)
+        var responseCode = 0
+        tdl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+        lastFailure = CurlFailure(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), responseCode: responseCode)
         if !followsItself, [301, 302, 303, 307, 308].contains(status), headers["location"] != nil {
             var pointer: UnsafeMutablePointer<CChar>?
             if tdl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer {
@@ -201,20 +214,6 @@ public final class StreamDownload {
         return count
     }
 
-    static func reason(_ code: CURLcode) -> FailReason {
-        let text = String(cString: curl_easy_strerror(code))
-        switch code {
-        case CURLE_OPERATION_TIMEDOUT: return .timeout
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR,
-             CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return .noNetwork(text.lowercased())
-        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .badURL(text)
-        case CURLE_REMOTE_FILE_NOT_FOUND, CURLE_FILE_COULDNT_READ_FILE: return .httpStatus(404)
-        case CURLE_LOGIN_DENIED: return .httpStatus(401)
-        default: return .unknown(text)
-        }
-    }
 }
 
 /// The digest of the bytes written so far, in the algorithm a checksum names.

@@ -5,9 +5,11 @@ import XCTest
 
 /// Real downloads from an nginx the test starts on 127.0.0.1.
 final class NginxDownloadTests: XCTestCase {
-    static let site = TemporaryDirectory("tdl-site")
-    static var nginx: LoopbackNginx!
-    static var sums: [String: String] = [:]
+    // Written by the class's setUp before its first test and read by its tests, all on
+    // XCTest's one thread.
+    nonisolated(unsafe) static let site = TemporaryDirectory("tdl-site")
+    nonisolated(unsafe) static var nginx: LoopbackNginx!
+    nonisolated(unsafe) static var sums: [String: String] = [:]
     static let manyCount = 40
 
     override class func setUp() {

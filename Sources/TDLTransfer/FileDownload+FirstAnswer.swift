@@ -1,0 +1,162 @@
+import CCurl
+import Foundation
+import TDLCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The first answer of a download decides its name, size and validators, and the session
+/// records them before the part file is made. That takes the manager, so it never happens in
+/// a libcurl callback: the connection pauses there and the engine settles its answer at the
+/// loop's next step (`settleFirstAnswer`), then lets it go on. (A file:// transfer cannot
+/// pause: it ends, its answer is settled when it is done, and it starts again.)
+extension FileDownload {
+    /// A connection's answer checked out (`Connection.checkResponse`). Inside a callback an
+    /// answer that needs the manager waits: true, with the connection marked to pause.
+    /// False stops the transfer.
+    func answerArrived(_ connection: Connection, inCallback: Bool) -> Bool {
+        if inCallback && !resolved {
+            guard connection.canPause else {
+                connection.stopReason = .settlesFirstAnswer
+                return false
+            }
+            connection.awaitsSettling = true
+            engine.settleLater(connection)
+            return true
+        }
+        return connectionStarted(connection)
+    }
+
+    /// The loop's next step after a connection paused on its first answer: settles it, then
+    /// lets the transfer go on, or ends it as curl would have (its stop reason says why).
+    func settleFirstAnswer(_ connection: Connection) {
+        guard connection.awaitsSettling else { return }
+        connection.awaitsSettling = false
+        let started = isLinked(connection) && connectionStarted(connection)
+        // The manager may have stopped the download meanwhile (a session it cannot save).
+        guard isLinked(connection) else { return }
+        if started {
+            engine.continueTransfer(connection)
+        } else {
+            engine.remove(connection)
+            connectionDone(connection, result: CURLE_WRITE_ERROR)
+        }
+    }
+
+    /// The connection still fills its segment (it was not removed by a stop or a reset).
+    private func isLinked(_ connection: Connection) -> Bool {
+        !stopped && connection.segmentIndex < segments.count && segments[connection.segmentIndex].link === connection
+    }
+
+    /// Called once per connection when its answer checked out. The first one decides the
+    /// name, size and validators. False stops the transfer. Never in a libcurl callback when
+    /// the download is not resolved yet (it reports to the manager).
+    func connectionStarted(_ connection: Connection) -> Bool {
+        if !answerIsThisVersion(connection) { return false }
+        if resolved {
+            // A mirror's first answer must be this very file before a byte of it is written.
+            // (A download without mirrors keeps its checks of old: If-Range, Content-Range.)
+            guard sources.count > 1, !sources[connection.source].verified else { return true }
+            if let why = mismatch(of: connection) {
+                connection.stopReason = .otherFile(why)
+                return false
+            }
+            sources.markVerified(connection.source)
+            return true
+        }
+        sources.markVerified(connection.source)
+        let headers = connection.headers
+        let status = connection.status
+        if isHTTP {
+            if status == 206, let range = headers["content-range"] {
+                size = ContentRange(range)?.total
+            } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
+                size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
+            } else {
+                size = nil
+            }
+            etag = headers["etag"]
+            lastModified = headers["last-modified"]
+        } else {
+            size = connection.contentLength
+        }
+        mimeType = headers["content-type"]
+        finalURL = connection.effectiveURL ?? url
+        if part == nil {
+            do {
+                // The session records the name before the part file exists (the manager commits
+                // a `.resolved` before it returns): after a kill at any moment the next run
+                // knows the part file, and the file renamed from it, as this task's own.
+                part = try PartFile.create(directory: job.directory, preferredName: nameFromAnswer(connection),
+                                           isTaken: isTakenByAnother) { chosen in
+                    fileName = chosen
+                    reportResolved()
+                    guard wasRecorded else { throw FileError.other(FailReason.notRecorded.message) }
+                }
+            } catch let error as FileError {
+                connection.stopReason = .failed(error.reason)
+                return false
+            } catch {
+                connection.stopReason = .failed(.unknown("\(error)"))
+                return false
+            }
+        } else {
+            reportResolved()
+        }
+        if !wasRecorded {
+            connection.stopReason = .failed(.notRecorded)
+            return false
+        }
+        if let size, let free = Self.freeSpace(job.directory), free < size - written {
+            // Reed's full-disk check: say so before writing, not halfway. The part file stays,
+            // recorded as this task's, for the run after space was made.
+            connection.stopReason = .failed(.diskFull)
+            return false
+        }
+        resolved = true
+        if let size {
+            segments[0].end = size
+            let acceptsRanges = Connection.header(headers["accept-ranges"], lists: "bytes") || status == 206
+            if isHTTP && acceptsRanges && !rangesUnsupported && job.connections > 1 && segments.count == 1 && connection.requestStart == 0,
+               segments.plan(size: size, connections: job.connections) {
+                engine.worker.later { self.fillConnections() }
+            }
+        }
+        return true
+    }
+
+    /// The name the first answer gives the file: Content-Disposition, else the URL it came
+    /// from (unless the user fixed one).
+    private func nameFromAnswer(_ connection: Connection) -> String {
+        guard !job.nameIsFixed else { return job.fileName }
+        if let header = connection.headers["content-disposition"], let raw = ContentDisposition.fileName(from: header),
+           let clean = FileNameSanitizer.sanitize(raw) {
+            return clean
+        }
+        if let effective = connection.effectiveURL { return URLCheck.suggestedFileName(for: effective) }
+        return job.fileName
+    }
+
+    /// Another task owns this path (its file may be missing from disk).
+    func isTakenByAnother(_ path: String) -> Bool {
+        engine.isNameTaken?(url, path) ?? false
+    }
+
+    /// The session committed the last `reportResolved`: no file appears under an unrecorded name.
+    var wasRecorded: Bool { engine.isRecorded?(url) ?? true }
+
+    /// Tells the manager the name, size and validators, with every report before it; it
+    /// records them before this returns (so `wasRecorded` can be asked right after).
+    func reportResolved() {
+        reportedSize = size
+        engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: mimeType,
+                                etag: etag, lastModified: lastModified, finalURL: finalURL))
+        engine.deliverReports(evenWhileDelivering: true)
+    }
+
+    static func freeSpace(_ directory: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
