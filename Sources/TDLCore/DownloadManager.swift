@@ -61,6 +61,8 @@ public final class DownloadManager {
     var currentDay: DateInterval?
     /// How far `prepareSortNames(for:)` got.
     var sortNamePreparation = SortNamePreparation()
+    /// QUEUES: see `DownloadManager+Queues.swift`.
+    var queueClock = QueueClock()
 
     public init(identifier: String = "default", defaultDirectory: String, engine: TransferEngine? = nil, store: SessionStore? = nil) {
         self.identifier = identifier
@@ -183,7 +185,8 @@ public final class DownloadManager {
     public func startLoadedDownloads() {
         let first = runningBeforeLoad
         runningBeforeLoad = []
-        for url in first where engine != nil && hasFreeSlot && scheduler.mayStart(url) && tasks[url]?.state == .waiting {
+        for url in first where engine != nil && hasFreeSlot && scheduler.mayStart(url) && tasks[url]?.state == .waiting
+            && queueMayStart(url) {  // QUEUES
             move([url], .start)
         }
         schedule()
@@ -490,7 +493,7 @@ public final class DownloadManager {
         var changed: [String] = []
         restoreToDeleteTasks(urls.filter { isInTrash($0) && tasks[$0]?.state != .finished })
         for url in urls {
-            if engine != nil && hasFreeSlot {
+            if engine != nil && hasFreeSlot && queueMayStart(url) {  // QUEUES: a closed queue's download waits
                 changed += move([url], .start)
             } else if engine == nil || queueIfFull || isUnsaved {
                 changed += move([url], .queue)
@@ -597,9 +600,16 @@ public final class DownloadManager {
         guard !scheduling else { return }
         scheduling = true
         defer { scheduling = false }
-        while hasFreeSlot, let url = scheduler.next(canStart: { tasks[$0]?.deletedAt == nil }, entry: waitingEntry) {
+        // QUEUES: a queue outside its hours or at its most at once passes its turn.
+        let queues = self.queues
+        var gate = queues.isEmpty ? nil : queueGate(queues)
+        while hasFreeSlot, let url = scheduler.next(canStart: {
+            tasks[$0]?.deletedAt == nil && gate?.mayStart(queue: tasks[$0]?.options.queue) != false
+        }, entry: waitingEntry) {
+            gate?.started(queue: tasks[url]?.options.queue)
             move([url], .start)
         }
+        if gate != nil { applyQueueShares() }
     }
 
     func finishBatch() {
@@ -643,6 +653,7 @@ public final class DownloadManager {
         let wasUnsaved = isUnsaved
         if saves.isDue(at: now, retrying: wasUnsaved) { flush() }
         if wasUnsaved && !isUnsaved { finishBatch() }  // the downloads held still start again
+        applyQueueClockIfDue(now)  // QUEUES: windows that open or close, rate shares
     }
 
     /// Sum of the current speeds of every downloading task.

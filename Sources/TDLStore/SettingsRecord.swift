@@ -32,6 +32,7 @@ enum SettingsRecord {
         s.rpcAllowOrigins = values["rpcAllowOrigins"].map(lines) ?? []
         if let v = values["rpcAllowOriginAll"] { s.rpcAllowOriginAll = v == "1" }
         s.rpcAllowedDirs = values["rpcAllowedDirs"].map(lines) ?? []
+        QueueSettingsRecord.read(values, into: &s)  // QUEUES
         return s
     }
 
@@ -69,7 +70,7 @@ enum SettingsRecord {
             ("rpcAllowOrigins", s.rpcAllowOrigins.isEmpty ? nil : s.rpcAllowOrigins.joined(separator: "\n")),
             ("rpcAllowOriginAll", flag(s.rpcAllowOriginAll)),
             ("rpcAllowedDirs", s.rpcAllowedDirs.isEmpty ? nil : s.rpcAllowedDirs.joined(separator: "\n")),
-        ]
+        ] + QueueSettingsRecord.pairs(s)  // QUEUES
         for (key, value) in pairs {
             if let value {
                 try db.execute(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)", arguments: [session, key, value])
