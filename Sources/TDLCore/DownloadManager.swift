@@ -495,7 +495,7 @@ public final class DownloadManager {
         for url in urls {
             if engine != nil && hasFreeSlot && queueMayStart(url) {  // QUEUES: a closed queue's download waits
                 changed += move([url], .start)
-            } else if engine == nil || queueIfFull || isUnsaved {
+            } else if engine == nil || queueIfFull || isUnsaved || !queueMayStart(url) {  // QUEUES
                 changed += move([url], .queue)
             }
         }
