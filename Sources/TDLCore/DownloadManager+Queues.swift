@@ -18,6 +18,8 @@ struct QueueClock {
     var scheduledCap: Int64??
     /// The per-download caps queues' shares gave the engine, by URL.
     var shares: [String: Int64] = [:]
+    /// Folders by kind of file, for this run (a config file's); nil: none.
+    var categories: Categories?
 }
 
 /// Queues (`QueueDefinition`) and the rate schedule as the manager applies them: a queue
@@ -35,6 +37,17 @@ extension DownloadManager {
     public var queueCalendar: Calendar {
         get { queueClock.calendar }
         set { queueClock.calendar = newValue }
+    }
+
+    /// Folders by kind of file for downloads added with no folder (this run's; nil: none).
+    public var categories: Categories? {
+        get { queueClock.categories }
+        set { queueClock.categories = newValue }
+    }
+
+    /// The folder of a download added with no folder: its category's, else the session's.
+    func folder(forNewFile name: String) -> String {
+        categories?.directory(forFileName: name) ?? downloadDirectory
     }
 
     /// Adds or replaces a queue of the session (saved), and applies it at once.

@@ -389,7 +389,8 @@ public final class DownloadManager {
                 }
                 options.fileName = safe
             }
-            if let problem = folderProblem(options.directory ?? downloadDirectory) {
+            let fileName = options.fileName ?? URLCheck.suggestedFileName(for: url)
+            if let problem = folderProblem(options.directory ?? folder(forNewFile: fileName)) {  // QUEUES: categories
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
@@ -405,8 +406,8 @@ public final class DownloadManager {
                 if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
                 continue
             }
-            var task = DownloadTask(url: url, fileName: options.fileName ?? URLCheck.suggestedFileName(for: url),
-                                    directory: options.directory ?? downloadDirectory,
+            var task = DownloadTask(url: url, fileName: fileName,
+                                    directory: options.directory ?? folder(forNewFile: fileName),
                                     // A microsecond apart: the batch keeps its order in add-time order.
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)

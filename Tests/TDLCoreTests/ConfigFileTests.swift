@@ -99,3 +99,28 @@ final class ConfigFileTests: XCTestCase {
         }
     }
 }
+
+/// `tdl config`'s lines: the file's value and line, else the session's, else the default.
+final class ConfigReportTests: XCTestCase {
+    func testEachValueSaysWhereItComesFrom() throws {
+        let config = try ConfigFile(text: "dir=/srv/dl\nheader=Authorization: Bearer abc\nrpc-secret=s3cret\nqueue.night.max=2\n",
+                                    path: "/c/tdl.conf", home: nil)
+        var session = SessionSettings()
+        session.downloadDirectory = "/session/dl"
+        session.globalRateLimit = 2_000_000
+        session.queues = QueueList([QueueDefinition(name: "night", maxActive: 5), QueueDefinition(name: "day", maxActive: 1, rateLimit: 500_000)])
+        let lines = ConfigReport.lines(config: config, session: session, defaults: ["user-agent": "tdl/1"])
+        let text = Dictionary(lines.map { ($0.key, $0.text) }, uniquingKeysWith: { $0 + "\n" + $1 })
+        XCTAssertEqual(text["dir"], "dir=/srv/dl  # /c/tdl.conf:1", "the file over the session")
+        XCTAssertEqual(text["limit-rate"], "limit-rate=2M  # session")
+        XCTAssertEqual(text["user-agent"], "user-agent=tdl/1  # default")
+        XCTAssertEqual(text["referer"], "# referer  # not set")
+        XCTAssertEqual(text["header"], "header=Authorization: Bearer ***  # /c/tdl.conf:2", "secrets are not printed")
+        XCTAssertEqual(text["rpc-secret"], "rpc-secret=(set)  # /c/tdl.conf:3")
+        XCTAssertEqual(text["queue.night.max"], "queue.night.max=2  # /c/tdl.conf:4", "the file's queue over the session's")
+        XCTAssertEqual(text["queue.day.max"], "queue.day.max=1  # session")
+        XCTAssertEqual(text["queue.day.limit"], "queue.day.limit=500K  # session")
+        XCTAssertEqual(text["category.video.dir"], "# category.video.dir  # not set")
+        XCTAssertNil(text["rpc-listen-port"].flatMap { $0.contains("session") ? $0 : nil }, "a default the session never changed is the default")
+    }
+}

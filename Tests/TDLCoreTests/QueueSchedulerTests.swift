@@ -158,3 +158,18 @@ final class QueueSchedulerTests: XCTestCase {
         XCTAssertEqual(f.manager.task(url)?.options.queue, "other")
     }
 }
+
+/// A download added with no folder goes to its category's folder, once the category has one.
+final class CategoryFolderTests: XCTestCase {
+    func testADownloadWithNoFolderGoesToItsCategorysFolder() {
+        let f = Fixture(limit: 0)
+        var categories = Categories.defaults
+        categories.setDirectory(f.folder + "/video", of: "video")
+        f.manager.categories = categories
+        f.manager.add(["https://example.com/film.mkv", "https://example.com/song.mp3"])
+        f.manager.add(["https://example.com/other.mkv"], options: DownloadOptions(directory: f.folder + "/mine"))
+        XCTAssertEqual(f.manager.task("https://example.com/film.mkv")?.directory, f.folder + "/video")
+        XCTAssertEqual(f.manager.task("https://example.com/song.mp3")?.directory, f.folder, "no folder for music: the usual one")
+        XCTAssertEqual(f.manager.task("https://example.com/other.mkv")?.directory, f.folder + "/mine", "-d wins")
+    }
+}
