@@ -156,8 +156,11 @@ extension DownloadManager {
         guard engine != nil else { return }
         let queues = self.queues
         guard !queues.isEmpty || !rateSchedule.isEmpty || queueClock.scheduledCap != nil else { return }
-        if let last = queueClock.lastApplied, now >= last, now.timeIntervalSince(last) < 1,
-           now < (queueClock.nextChange ?? .distantFuture) { return }
+        if let last = queueClock.lastApplied, now >= last, now < (queueClock.nextChange ?? .distantFuture) {
+            // Between changes only shares need a look, once a second.
+            let sharing = queues.definitions.contains { $0.rateLimit != nil }
+            guard sharing && now.timeIntervalSince(last) >= 1 else { return }
+        }
         applyQueueClock(now: now)
     }
 
