@@ -44,9 +44,9 @@ extension DownloadManager {
         var changed: [String] = []
         restoreToDeleteTasks(urls.filter { isInTrash($0) && tasks[$0]?.state != .finished })
         for url in urls {
-            if engine != nil && hasFreeSlot {
+            if engine != nil && hasFreeSlot && queueMayStart(url) {  // a closed queue's download waits
                 changed += move([url], .start)
-            } else if engine == nil || queueIfFull || isUnsaved {
+            } else if engine == nil || queueIfFull || isUnsaved || !queueMayStart(url) {
                 changed += move([url], .queue)
             }
         }

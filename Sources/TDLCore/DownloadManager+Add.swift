@@ -50,7 +50,8 @@ extension DownloadManager {
                 }
                 options.fileName = safe
             }
-            if let problem = folderProblem(options.directory ?? downloadDirectory) {
+            let fileName = options.fileName ?? URLCheck.suggestedFileName(for: url)
+            if let problem = folderProblem(options.directory ?? folder(forNewFile: fileName)) {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
@@ -66,8 +67,8 @@ extension DownloadManager {
                 if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
                 continue
             }
-            var task = DownloadTask(url: url, fileName: options.fileName ?? URLCheck.suggestedFileName(for: url),
-                                    directory: options.directory ?? downloadDirectory,
+            var task = DownloadTask(url: url, fileName: fileName,
+                                    directory: options.directory ?? folder(forNewFile: fileName),
                                     // A microsecond apart: the batch keeps its order in add-time order.
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)

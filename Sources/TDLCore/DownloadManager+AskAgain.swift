@@ -39,6 +39,10 @@ extension DownloadManager {
             markDirty(url)
         }
         if let limit = options.rateLimit { setRateLimit(limit, forTasks: [url]) }
+        if let queue = options.queue, tasks[url]?.options.queue != queue {  // the new queue from the next start
+            tasks[url]?.options.queue = queue
+            markDirty(url)
+        }
         if let connections = options.connections, tasks[url]?.options.connections != connections {
             tasks[url]?.options.connections = connections
             markDirty(url)
@@ -75,7 +79,7 @@ extension DownloadManager {
         if tasks[url]?.state == .finished, let why = whyFinishedFileIsNotTheDownload(url) {
             move([url], .askedAgainFileWrong)  // saved before the file goes
             done.append("downloads again: \(why)")
-        } else if wasDownloading {
+        } else if wasDownloading && queueMayStart(url) {
             move([url], .start)
         }
         if done.isEmpty { done.append(tasks[url]?.state == .finished ? "already downloaded" : "already in the list") }

@@ -100,7 +100,8 @@ extension DownloadManager {
     public func startLoadedDownloads() {
         let first = leftByLoad.runningBefore
         leftByLoad.runningBefore = []
-        for url in first where engine != nil && hasFreeSlot && scheduler.mayStart(url) && tasks[url]?.state == .waiting {
+        for url in first where engine != nil && hasFreeSlot && scheduler.mayStart(url) && tasks[url]?.state == .waiting
+            && queueMayStart(url) {
             move([url], .start)
         }
         schedule()

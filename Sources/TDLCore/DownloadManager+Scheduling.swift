@@ -40,9 +40,16 @@ extension DownloadManager {
         guard !scheduling else { return }
         scheduling = true
         defer { scheduling = false }
-        while hasFreeSlot, let url = scheduler.next(canStart: { tasks[$0]?.deletedAt == nil }, entry: waitingEntry) {
+        // A queue outside its hours or at its most at once passes its turn.
+        let queues = self.queues
+        var gate = queues.isEmpty ? nil : queueGate(queues)
+        while hasFreeSlot, let url = scheduler.next(canStart: {
+            tasks[$0]?.deletedAt == nil && gate?.mayStart(queue: tasks[$0]?.options.queue) != false
+        }, entry: waitingEntry) {
+            gate?.started(queue: tasks[url]?.options.queue)
             move([url], .start)
         }
+        if gate != nil { applyQueueShares() }
     }
 
     func finishBatch() {
@@ -87,6 +94,7 @@ extension DownloadManager {
         let wasUnsaved = isUnsaved
         if saves.isDue(at: now, retrying: wasUnsaved) { flush() }
         if wasUnsaved && !isUnsaved { finishBatch() }  // the downloads held still start again
+        applyQueueClockIfDue(now)  // windows that open or close, rate shares
     }
 
     /// Sum of the current speeds of every downloading task.

@@ -57,6 +57,8 @@ public final class DownloadManager {
     var currentDay: DateInterval?
     /// How far `prepareSortNames(for:)` got.
     var sortNamePreparation = SortNamePreparation()
+    /// When the queues' windows next change (`DownloadManager+Queues.swift`).
+    var queueClock = QueueClock()
 
     public init(identifier: String = "default", defaultDirectory: String, engine: TransferEngine? = nil, store: SessionStore? = nil) {
         self.identifier = identifier

@@ -29,11 +29,13 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public var saveCookies: String?
     /// Other URLs of the same file: every connection may use any of them.
     public var mirrors: [String]?
+    // QUEUES: the queue the download runs in (nil: the default queue); see `QueueDefinition`.
+    public var queue: String?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
                 rateLimit: Int64? = nil, connections: Int? = nil, headers: [String]? = nil,
                 userAgent: String? = nil, referer: String? = nil, cookieFile: String? = nil,
-                saveCookies: String? = nil, mirrors: [String]? = nil) {
+                saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil) {
         self.directory = directory
         self.fileName = fileName
         self.checksum = checksum
@@ -45,6 +47,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
         self.cookieFile = cookieFile
         self.saveCookies = saveCookies
         self.mirrors = mirrors
+        self.queue = queue  // QUEUES
     }
 
     /// The most connections one download may use.
@@ -61,7 +64,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
                         headers: RequestHeader.merged(defaults.headers, headers),
                         userAgent: userAgent ?? defaults.userAgent, referer: referer ?? defaults.referer,
                         cookieFile: cookieFile ?? defaults.cookieFile, saveCookies: saveCookies ?? defaults.saveCookies,
-                        mirrors: mirrors ?? defaults.mirrors)
+                        mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue)
     }
 
     /// Whether the request carries anything of the user's that must not follow a redirect to

@@ -27,6 +27,9 @@ public struct SessionSettings: Equatable, Sendable {
     public var rpcAllowOrigins: [String] = []
     public var rpcAllowOriginAll = false
     public var rpcAllowedDirs: [String] = []
+    // QUEUES: named queues and the total rate cap by the clock (see `QueueDefinition`, `RateSchedule`).
+    public var queues = QueueList()
+    public var rateSchedule = RateSchedule()
 
     public init() {}
 }

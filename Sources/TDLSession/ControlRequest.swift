@@ -6,6 +6,7 @@ import TDLCore
 public struct ControlRequest: Codable {
     public enum Command: String, Codable {
         case add, pause, resume, stop, restart, remove, purge, status
+        case queue  // QUEUES: `queueChange` says what
     }
 
     public var command: Command
@@ -13,6 +14,8 @@ public struct ControlRequest: Codable {
     public var items: [DownloadRequest]
     /// Every download the command can act on, instead of `items` (pause and resume).
     public var all: Bool?
+    /// QUEUES: for `queue`, see `QueueChange`.
+    public var queueChange: QueueChange?
 
     public init(command: Command, items: [DownloadRequest]) {
         self.command = command
@@ -64,6 +67,7 @@ public enum ControlActions {
             request.items = []
             return add(items, on: manager)
         }
+        if request.command == .queue { return queue(request.queueChange ?? .list, on: manager) }  // QUEUES
         var reply = ControlReply()
         _ = manager.takeDeleteFailures()
         // Spelled as the session spells it (see `URLIdentity`), as `add` does.
@@ -95,7 +99,7 @@ public enum ControlActions {
             if !changed.isEmpty { reply.note = "\(verb) \(countOf(changed.count)) from another tdl" }
         }
         switch request.command {
-        case .add:
+        case .add, .queue:
             break  // answered above
         case .pause:
             report("paused", manager.pauseTasks(known))

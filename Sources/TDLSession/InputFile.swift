@@ -121,6 +121,12 @@ public struct InputFile {
                     return
                 }
                 options.cookieFile = path
+            case "queue":  // QUEUES
+                if let problem = QueueDefinition.problem(withName: pair[1]) {
+                    problems.append(at + "queue: \(problem)")
+                    return
+                }
+                options.queue = pair[1]
             default: problems.append(at + "unknown option \"\(pair[0])\"")
             }
             entries[entries.count - 1].options = options

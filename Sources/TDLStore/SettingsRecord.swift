@@ -81,6 +81,7 @@ struct SettingKey: Sendable {
         lines("rpcAllowOrigins", \.rpcAllowOrigins),
         flag("rpcAllowOriginAll", \.rpcAllowOriginAll),
         lines("rpcAllowedDirs", \.rpcAllowedDirs),
+        queues, rateSchedule,
     ]
 
     /// "1" or "0".

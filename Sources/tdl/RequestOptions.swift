@@ -27,7 +27,12 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A command line as a browser's \"Copy as cURL\" writes it: its URL with its headers, cookies, agent, referer and -u.", valueName: "curl …"))
     var curl: String?
 
+    // QUEUES
+    @Option(help: ArgumentHelp("The queue these downloads run in (see tdl queue).", valueName: "name"))
+    var queue: String?
+
     func validate() throws {
+        if let queue, let problem = QueueDefinition.problem(withName: queue) { throw ValidationError("--queue: \(problem)") }  // QUEUES
         if let curl {
             do { _ = try CurlCommand.parse(curl) } catch { throw ValidationError("--curl: \(error)") }
         }
@@ -57,6 +62,6 @@ struct RequestOptions: ParsableArguments {
     var downloadOptions: DownloadOptions {
         DownloadOptions(headers: headers.isEmpty ? nil : headers, userAgent: userAgent, referer: referer,
                         cookieFile: loadCookies.map(Paths.absolute), saveCookies: saveCookies.map(Paths.absolute),
-                        mirrors: mirror.isEmpty ? nil : mirror)
+                        mirrors: mirror.isEmpty ? nil : mirror, queue: queue)  // QUEUES
     }
 }

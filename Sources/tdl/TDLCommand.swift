@@ -42,7 +42,7 @@ struct TDLCommand: ParsableCommand {
             """,
         version: EngineSettings.version,
         subcommands: [UICommand.self, GetCommand.self, ServeCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
-                      StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, DebugCommand.self,
+                      StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, QueueCommand.self, ConfigCommand.self, DebugCommand.self,
                       ManPageCommand.self],
         defaultSubcommand: UICommand.self
     )

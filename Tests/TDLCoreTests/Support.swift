@@ -29,8 +29,11 @@ final class FakeEngine: TransferEngine {
     }
     func stop(url: String) { stopped.append(url) }
     func liveProgress() -> [String: Int64] { live }
-    func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
-    func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
+    /// The caps given, the last first in line: the total one, and each download's.
+    private(set) var globalRateLimits: [Int64?] = []
+    private(set) var rateLimits: [String: Int64?] = [:]
+    func setGlobalRateLimit(_ bytesPerSecond: Int64?) { globalRateLimits.append(bytesPerSecond) }
+    func setRateLimit(url: String, _ bytesPerSecond: Int64?) { rateLimits[url] = bytesPerSecond }
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
     func wakeUp() {}
     func shutdown() {}

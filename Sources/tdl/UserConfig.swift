@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import TDLCore
+import TDLSession
+import TDLTransfer
+
+/// The user's config file (`$XDG_CONFIG_HOME/tdl/tdl.conf`, else `~/.config/tdl/tdl.conf`):
+/// its queues, rate schedule and categories hold for the runs that download; a line that
+/// cannot be read stops the command (exit 2) with the file and line.
+enum UserConfig {
+    static var path: String? { ConfigFile.defaultPath(environment: ProcessInfo.processInfo.environment) }
+
+    static func load() throws -> ConfigFile? {
+        guard let path else { return nil }
+        do {
+            return try ConfigFile.load(path: path, home: ProcessInfo.processInfo.environment["HOME"])
+        } catch {
+            throw CLIError.badArgument("\(error)")
+        }
+    }
+
+    /// Gives a downloading manager what the file sets for the run.
+    static func apply(_ config: ConfigFile?, to manager: DownloadManager) {
+        guard let config else { return }
+        manager.categories = config.categories
+        manager.useRunQueues(config.queues, rateSchedule: config.rateSchedule.isEmpty ? nil : config.rateSchedule)
+    }
+}
+
+/// `tdl config`: every value in force and where it comes from.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Print every setting in force and where it comes from (the config file, the session, the default).",
+        discussion: """
+            The config file is $XDG_CONFIG_HOME/tdl/tdl.conf (else ~/.config/tdl/tdl.conf): \
+            key=value lines as aria2.conf's, # comments; the keys are the command line's long \
+            option names, and queue.NAME.max|limit|window|days, rate-schedule=RATE [DAYS] \
+            HH:MM-HH:MM, category.NAME.ext|dir. The command line overrides it.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        do {
+            let config = try UserConfig.load()
+            let session = try Session(options: global, downloading: false, restoring: false, onlyTasks: [])
+            let defaults = ["dir": Paths.downloads(nil), "user-agent": "tdl/\(EngineSettings.version)",
+                            "max-connections-per-host": "16", "insecure": "false", "interrupted": "resume",
+                            "session": "default", "rpc-listen-port": "6800", "rpc-listen-all": "false",
+                            "rpc-allow-origin-all": "false"]
+            print("# config file: \(UserConfig.path.map { FileManager.default.fileExists(atPath: $0) ? $0 : "\($0) (none)" } ?? "(none)")")
+            for line in ConfigReport.lines(config: config, session: session.manager.settings, defaults: defaults) {
+                print(line.text)
+            }
+            session.endWithoutFreeing()
+        } catch {
+            fail(with: error)
+        }
+    }
+}
