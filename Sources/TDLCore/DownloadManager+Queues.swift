@@ -84,8 +84,8 @@ extension DownloadManager {
     /// Puts downloads in a queue (nil: the default one); saved with each. A running download
     /// moved into a queue that may not run it now goes back to waiting.
     public func setQueue(_ queue: String?, forTasks urls: [String]) {
-        for url in urls where tasks[url] != nil && tasks[url]!.options.queue != queue {
-            tasks[url]!.options.queue = queue
+        for url in urls where tasks[url].map({ $0.options.queue != queue }) == true {
+            tasks[url]?.options.queue = queue
             markDirty(url)
             emit(.taskChanged(url))
         }
