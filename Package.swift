@@ -41,8 +41,8 @@ let package = Package(
             name: "TDLTransfer",
             dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
-        .target(name: "TDLSession", dependencies: ["TDLCore"]),
+        .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "TDLSession", dependencies: ["TDLCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // aria2's JSON-RPC: the method table over the manager, and its HTTP/WebSocket server.
         .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
@@ -50,20 +50,22 @@ let package = Package(
             dependencies: [
                 "TDLCore", "TDLSession", "TDLStore", "TDLTransfer", "TDLTerminal", "TDLBenchmarks", "TDLRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
         .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
-        .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
+        .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
-        .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
+        .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -3,8 +3,8 @@ import TDLCore
 
 /// What one tdl command asks of a session: the same request is carried out by the running
 /// tdl (through the control socket) or, when none runs, on the saved session.
-public struct ControlRequest: Codable {
-    public enum Command: String, Codable {
+public struct ControlRequest: Codable, Sendable {
+    public enum Command: String, Codable, Sendable {
         case add, pause, resume, stop, restart, remove, purge, status
     }
 
@@ -26,7 +26,7 @@ public struct ControlRequest: Codable {
 }
 
 /// What the command prints and how it exits.
-public struct ControlReply: Codable {
+public struct ControlReply: Codable, Sendable {
     public var lines: [String] = []
     public var problems: [String] = []
     public var status: Int32 = ExitStatus.ok
@@ -44,7 +44,7 @@ public struct ControlReply: Codable {
 }
 
 /// One task as `tdl list --json` and a waiting `tdl get` see it.
-public struct TaskStatus: Codable {
+public struct TaskStatus: Codable, Sendable {
     public var url: String
     public var state: String
     public var received: Int64
@@ -177,8 +177,13 @@ public enum ControlActions {
     }
 
     public static func status(of task: DownloadTask, in manager: DownloadManager) -> TaskStatus {
+        status(of: task, activity: manager.activity[task.url])
+    }
+
+    /// A task's status from its live numbers (`ListSnapshot.activity`): callable off the loop.
+    public static func status(of task: DownloadTask, activity live: TaskActivity?) -> TaskStatus {
         let url = task.url
-        let activity = task.state == .downloading ? manager.activity[url] : nil
+        let activity = task.state == .downloading ? live : nil
         // In the trash nothing runs, whatever state it keeps for a restore.
         let word = task.deletedAt != nil && task.state.isActive ? "in the trash" : ListStateWord.word(task.state)
         return TaskStatus(url: url, state: word, received: activity?.received ?? task.received,

@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The signal that asked the loop to end; set from the handler, read by the loop.
-nonisolated(unsafe) private var receivedSignal: Int32 = 0
+/// The signal that asked the loop to end (0: none): stored by the handler, loaded by the
+/// loop. An atomic, because a handler may take no lock.
+private let receivedSignal = Atomic<Int32>(0)
 
 /// The one loop of a running tdl: `tdl get`, a `tdl get` handing its URLs to the tdl that
 /// runs the session, and the full-screen list (which takes its turns one at a time). Each
@@ -39,13 +41,16 @@ public final class SessionLoop {
             guard let manager else { return ControlReply(problems: ["this tdl does not run the session"], status: ExitStatus.session) }
             return ControlActions.perform(request, on: manager)
         }
-        receivedSignal = 0
-        let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal = signal }
+        receivedSignal.store(0, ordering: .relaxed)
+        let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal.store(signal, ordering: .relaxed) }
         for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, handler) }
     }
 
     /// The signal that ended the loop, if one did.
-    public var interruption: Int32? { receivedSignal == 0 ? nil : receivedSignal }
+    public var interruption: Int32? {
+        let signal = receivedSignal.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
 
     /// Turns while `keepGoing` says so and no signal came, calling `body` after each turn;
     /// `watching` names more descriptors to wait on, asked anew each turn.

@@ -145,7 +145,7 @@ final class ScreenState {
               last.names.hidingExtension == manager.hiddenFileExtension else { return false }
         filtered = nil  // not shared with `last` while its names grow
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        let more = last.names.read(last.entries, from: manager, until: deadline)
+        let more = last.names.read(last.entries, from: manager.listSnapshot, until: deadline)
         filtered = last
         return more
     }

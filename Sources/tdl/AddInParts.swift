@@ -151,7 +151,7 @@ struct PartsReply {
         rejected.forEach(warn)
         notApplied.forEach(warn)
         if let sessionError { warn(sessionError) }
-        fflush(stdout)
+        StandardStreams.flushOutput()
         exit(badInput && status == ExitStatus.ok ? ExitStatus.badInput : status)
     }
 }

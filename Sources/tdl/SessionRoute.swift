@@ -62,7 +62,7 @@ enum SessionRoute {
         }
         out.flush()
         for problem in reply.problems { warn(problem) }
-        fflush(stdout)
+        StandardStreams.flushOutput()
         exit(reply.status)
     }
 }
