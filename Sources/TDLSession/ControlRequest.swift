@@ -58,12 +58,14 @@ public struct TaskStatus: Codable, Sendable {
 public enum ControlActions {
     /// Taken (`consuming`): an `add` lets go of its requests once the manager has them, before
     /// the commit, which a million of them (184 bytes each) made the moment of most memory.
-    public static func perform(_ request: consuming ControlRequest, on manager: DownloadManager) -> ControlReply {
+    /// The reply comes after a durable point: a failed save is in it (exit 5).
+    public static func perform(_ request: consuming ControlRequest, on saver: SessionSaver) -> ControlReply {
         if request.command == .add {
             let items = request.items
             request.items = []
-            return add(items, on: manager)
+            return add(items, on: saver)
         }
+        let manager = saver.manager
         var reply = ControlReply()
         _ = manager.takeDeleteFailures()
         // Spelled as the session spells it (see `URLIdentity`), as `add` does.
@@ -120,8 +122,7 @@ public enum ControlActions {
             reply.problems.append(ScreenSafe.clean(failure.message))
             if reply.status == ExitStatus.ok { reply.status = ExitStatus.downloadFailed }
         }
-        manager.flush()
-        if let saveError = manager.lastError {
+        if let saveError = saver.durablePoint() {
             reply.problems.append(saveError)
             reply.status = ExitStatus.session
         }
@@ -131,21 +132,22 @@ public enum ControlActions {
     /// Adds the requests; reports each added URL, and each one the session had already. The
     /// rows are committed before the reply is made: a million reply lines do not wait in memory
     /// beside the commit, and none says "added" before it is saved.
-    static func add(_ items: consuming [DownloadRequest], on manager: DownloadManager) -> ControlReply {
+    static func add(_ items: consuming [DownloadRequest], on saver: SessionSaver) -> ControlReply {
+        let manager = saver.manager
         var reply = ControlReply()
         let result = manager.add(items)
         items = []
-        manager.flush()
+        let saveError = saver.durablePoint()
         for r in result.rejected + result.notApplied {
             reply.problems.append(problemLine(r))
             reply.status = ExitStatus.badInput
         }
         reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
         // Not one "added" without the commit that adds.
-        if manager.lastError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
+        if saveError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
         for again in result.duplicates { reply.lines.append(existingLine(again)) }
         if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
-        if let saveError = manager.lastError {
+        if let saveError {
             reply.problems.append(saveError)
             if !result.added.isEmpty { reply.problems.append("\(countOf(result.added.count)) not added: the session could not be saved") }
             reply.status = ExitStatus.session

@@ -14,11 +14,15 @@ private let receivedSignal = Atomic<Int32>(0)
 /// turn waits on the transfers, the control socket and its connections at once; carries out
 /// the requests of other tdl commands; then hands the turn to its owner. SIGINT, SIGTERM and
 /// SIGHUP end the loop at the end of the turn instead of the process, so its owner can save
-/// and say what happened; this is the only place tdl handles them.
+/// and say what happened; this is the only place tdl handles them. What a turn changed is
+/// written at its end (`saver`), before the next wait.
 public final class SessionLoop {
     /// What the turns drive: nil for a loop that only waits (the hand-over).
     public let manager: DownloadManager?
     public let control: ControlServer?
+    /// Writes what each turn changed at its end; asked for a durable point by what must
+    /// answer after its commit. Nil for a loop without a manager.
+    public let saver: SessionSaver?
     /// How long a turn waits when nothing happens.
     public var timeoutMs: Int
     /// What a request from another tdl does: by default it is carried out on the manager.
@@ -37,9 +41,11 @@ public final class SessionLoop {
         self.manager = manager
         self.control = control
         self.timeoutMs = timeoutMs
+        let saver = manager.map(SessionSaver.init)
+        self.saver = saver
         handle = { request in
-            guard let manager else { return ControlReply(problems: ["this tdl does not run the session"], status: ExitStatus.session) }
-            return ControlActions.perform(request, on: manager)
+            guard let saver else { return ControlReply(problems: ["this tdl does not run the session"], status: ExitStatus.session) }
+            return ControlActions.perform(request, on: saver)
         }
         receivedSignal.store(0, ordering: .relaxed)
         let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal.store(signal, ordering: .relaxed) }
@@ -60,6 +66,7 @@ public final class SessionLoop {
             let turn = self.turn(watching: watching())
             try body(turn)
         }
+        saver?.endOfTurn()
     }
 
     /// One turn: waits up to `timeoutMs` (the loop's own unless given: the full-screen list
@@ -67,6 +74,8 @@ public final class SessionLoop {
     /// `extra`, then serves the control socket's ready connections (and drops those past
     /// their deadline).
     public func turn(watching extra: [WatchedFD] = [], timeoutMs: Int? = nil) -> Turn {
+        // The turn before ends here: what its owner changed after the last wait is written.
+        saver?.endOfTurn()
         let fds = (control?.watched ?? []) + extra
         let timeoutMs = timeoutMs ?? self.timeoutMs
         let ready: Set<Int32>

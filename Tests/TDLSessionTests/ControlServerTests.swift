@@ -31,7 +31,7 @@ final class ControlServerTests: XCTestCase {
         var requests: [ControlRequest.Command] = []
         let notes = serve(server, until: { client.isDone }) { request in
             requests.append(request.command)
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         guard case .answered(let reply)? = client.result else { return XCTFail("\(String(describing: client.result))") }
         XCTAssertEqual(reply.lines, ["added \(url("a"))", "added \(url("b"))"])
@@ -203,7 +203,7 @@ final class ControlServerTests: XCTestCase {
         // The running tdl takes the URL, answers one status, then quits.
         _ = serve(server, until: { commands.count >= 3 || client.isDone }) { request in
             commands.append(request.command)
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         server.shutDown()
         _ = client.wait()
@@ -231,7 +231,7 @@ final class ControlServerTests: XCTestCase {
                     return reply
                 }
             }
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         server.shutDown()
         XCTAssertEqual(client.result ?? nil, ExitStatus.downloadFailed)

@@ -114,7 +114,7 @@ final class SessionLoopTests: XCTestCase {
                     // The hand-over is in its loop: Ctrl-C.
                     if statuses == 2 { raise(SIGINT) }
                 }
-                return ControlActions.perform(request, on: self.manager)
+                return ControlActions.perform(request, on: SessionSaver(self.manager))
             }
         }
         XCTAssertEqual((client.result ?? nil) as? HandOver.Stop, .interrupted)
