@@ -60,23 +60,19 @@ struct GetCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard (1...DownloadOptions.maxConnections).contains(connections) else {
-            throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
-        }
+        // Per-download options are read as an input file's are (`DownloadOption`).
+        var checked = DownloadOptions()
+        try RequestOptions.read(.split, String(connections), as: "-x", into: &checked)
+        try RequestOptions.read(.checksum, checksum, as: "--checksum", into: &checked)
+        try RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &checked)
         if let jobs, !(1...SessionSettings.largestDownloadCount).contains(jobs) {
             throw ValidationError("-j must be between 1 and \(SessionSettings.largestDownloadCount)")
         }
         if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
-        if let checksum, Checksum(checksum) == nil {
-            throw ValidationError("--checksum must look like sha256=<64 hex digits> (md5, sha1, sha256, sha512)")
-        }
         if let limitRate {
             do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
-        }
-        if let maxDownloadLimit {
-            do { _ = try RateText.parse(maxDownloadLimit) } catch { throw ValidationError("--max-download-limit: \(error)") }
         }
         if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
             throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
@@ -225,8 +221,9 @@ extension GetCommand {
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
         var given = request.downloadOptions
         given.directory = folder.dir.map(Paths.absolute)
-        given.checksum = checksum.flatMap(Checksum.init)
-        given.rateLimit = maxDownloadLimit.flatMap(RateText.value)
+        // Checked by `validate` with the same reading.
+        try? RequestOptions.read(.checksum, checksum, as: "--checksum", into: &given)
+        try? RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &given)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }
 
