@@ -31,22 +31,21 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
-        .target(name: "TDLCore", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "TDLCore"),
         .target(
             name: "TDLStore",
             dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(
             name: "TDLTransfer",
-            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
         .target(name: "TDLSession", dependencies: ["TDLCore"]),
         // aria2's JSON-RPC: the method table over the manager, and its HTTP/WebSocket server.
-        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")],
+                swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(
             name: "tdl",
             dependencies: [
@@ -55,19 +54,17 @@ let package = Package(
             ]
         ),
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
-        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
         .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
-        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")],
-                    swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
-                    exclude: ["Fixtures"], swiftSettings: [.swiftLanguageMode(.v6)]),
+                    exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
+        .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
-        .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"],
-                    swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
+        .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TDLTestSupport", "TDLCore"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -3,10 +3,10 @@ import TDLCore
 
 /// What one tdl command asks of a session: the same request is carried out by the running
 /// tdl (through the control socket) or, when none runs, on the saved session.
-public struct ControlRequest: Codable {
-    public enum Command: String, Codable {
+public struct ControlRequest: Codable, Sendable {
+    public enum Command: String, Codable, Sendable {
         case add, pause, resume, stop, restart, remove, purge, status
-        case queue  // QUEUES: `queueChange` says what
+        case queue  // `queueChange` says what
     }
 
     public var command: Command
@@ -29,7 +29,7 @@ public struct ControlRequest: Codable {
 }
 
 /// What the command prints and how it exits.
-public struct ControlReply: Codable {
+public struct ControlReply: Codable, Sendable {
     public var lines: [String] = []
     public var problems: [String] = []
     public var status: Int32 = ExitStatus.ok
@@ -47,7 +47,7 @@ public struct ControlReply: Codable {
 }
 
 /// One task as `tdl list --json` and a waiting `tdl get` see it.
-public struct TaskStatus: Codable {
+public struct TaskStatus: Codable, Sendable {
     public var url: String
     public var state: String
     public var received: Int64
@@ -61,13 +61,15 @@ public struct TaskStatus: Codable {
 public enum ControlActions {
     /// Taken (`consuming`): an `add` lets go of its requests once the manager has them, before
     /// the commit, which a million of them (184 bytes each) made the moment of most memory.
-    public static func perform(_ request: consuming ControlRequest, on manager: DownloadManager) -> ControlReply {
+    /// The reply comes after a durable point: a failed save is in it (exit 5).
+    public static func perform(_ request: consuming ControlRequest, on saver: SessionSaver) -> ControlReply {
         if request.command == .add {
             let items = request.items
             request.items = []
-            return add(items, on: manager)
+            return add(items, on: saver)
         }
-        if request.command == .queue { return queue(request.queueChange ?? .list, on: manager) }  // QUEUES
+        if request.command == .queue { return queue(request.queueChange ?? .list, on: saver) }
+        let manager = saver.manager
         var reply = ControlReply()
         _ = manager.takeDeleteFailures()
         // Spelled as the session spells it (see `URLIdentity`), as `add` does.
@@ -124,8 +126,7 @@ public enum ControlActions {
             reply.problems.append(ScreenSafe.clean(failure.message))
             if reply.status == ExitStatus.ok { reply.status = ExitStatus.downloadFailed }
         }
-        manager.flush()
-        if let saveError = manager.lastError {
+        if let saveError = saver.durablePoint() {
             reply.problems.append(saveError)
             reply.status = ExitStatus.session
         }
@@ -135,21 +136,22 @@ public enum ControlActions {
     /// Adds the requests; reports each added URL, and each one the session had already. The
     /// rows are committed before the reply is made: a million reply lines do not wait in memory
     /// beside the commit, and none says "added" before it is saved.
-    static func add(_ items: consuming [DownloadRequest], on manager: DownloadManager) -> ControlReply {
+    static func add(_ items: consuming [DownloadRequest], on saver: SessionSaver) -> ControlReply {
+        let manager = saver.manager
         var reply = ControlReply()
         let result = manager.add(items)
         items = []
-        manager.flush()
+        let saveError = saver.durablePoint()
         for r in result.rejected + result.notApplied {
             reply.problems.append(problemLine(r))
             reply.status = ExitStatus.badInput
         }
         reply.lines.reserveCapacity(result.added.count + result.duplicates.count)
         // Not one "added" without the commit that adds.
-        if manager.lastError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
+        if saveError == nil { for url in result.added { reply.lines.append(addedLine(url)) } }
         for again in result.duplicates { reply.lines.append(existingLine(again)) }
         if !result.added.isEmpty { reply.note = "added \(countOf(result.added.count)) from another tdl" }
-        if let saveError = manager.lastError {
+        if let saveError {
             reply.problems.append(saveError)
             if !result.added.isEmpty { reply.problems.append("\(countOf(result.added.count)) not added: the session could not be saved") }
             reply.status = ExitStatus.session
@@ -181,8 +183,13 @@ public enum ControlActions {
     }
 
     public static func status(of task: DownloadTask, in manager: DownloadManager) -> TaskStatus {
+        status(of: task, activity: manager.activity[task.url])
+    }
+
+    /// A task's status from its live numbers (`ListSnapshot.activity`): callable off the loop.
+    public static func status(of task: DownloadTask, activity live: TaskActivity?) -> TaskStatus {
         let url = task.url
-        let activity = task.state == .downloading ? manager.activity[url] : nil
+        let activity = task.state == .downloading ? live : nil
         // In the trash nothing runs, whatever state it keeps for a restore.
         let word = task.deletedAt != nil && task.state.isActive ? "in the trash" : ListStateWord.word(task.state)
         return TaskStatus(url: url, state: word, received: activity?.received ?? task.received,

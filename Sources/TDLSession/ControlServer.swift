@@ -137,7 +137,7 @@ public final class ControlServer {
 }
 
 /// Why the control socket cannot be opened; the command that runs the session ends with it.
-public struct ControlSocketError: Error, CustomStringConvertible {
+public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
     public let description: String
 
     init(_ description: String) { self.description = description }

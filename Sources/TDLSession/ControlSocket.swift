@@ -74,7 +74,7 @@ public enum ControlSocket {
 
 /// The asking side: `tdl add`, `pause`, `list`… while another tdl runs the session.
 public enum ControlClient {
-    public enum Outcome {
+    public enum Outcome: Sendable {
         case answered(ControlReply)
         /// Nobody listens (no socket file, or one left by a dead process).
         case nobodyListens

@@ -7,9 +7,9 @@ import Glibc
 /// `tdl get` while another tdl runs the session: the URLs go to that tdl, which downloads
 /// them; this one waits, reports each file as it ends, and exits as if it had downloaded them.
 /// Nothing is written twice: only the running tdl touches the session and the files.
-public struct HandOver {
+public struct HandOver: Sendable {
     /// Why the hand-over ends before its files do.
-    public enum Stop: Error, Equatable {
+    public enum Stop: Error, Equatable, Sendable {
         /// Nobody listens on the session's socket, though its lock is held: a tdl is starting
         /// or ending there.
         case nobodyListens

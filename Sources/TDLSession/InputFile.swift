@@ -2,8 +2,9 @@ import Foundation
 import TDLCore
 
 /// aria2c-style input: one URL per line, `#` comments, indented `key=value` lines applying to
-/// the URL above them (`dir=`, `out=`, `checksum=`, `max-download-limit=`, `split=`,
-/// `header=` (repeatable), `user-agent=`, `referer=`, `load-cookies=`).
+/// the URL above them, read by `DownloadOption` (`dir=`, `out=`, `checksum=`,
+/// `max-download-limit=`, `split=`, `header=` (repeatable), `user-agent=`, `referer=`,
+/// `load-cookies=`).
 public struct InputFile {
     /// The downloads, each with the options its own lines give (a relative `dir=` made
     /// absolute here: the tdl that carries them out may have another working directory).
@@ -80,54 +81,17 @@ public struct InputFile {
                 return
             }
             var options = entries[entries.count - 1].options
-            switch pair[0] {
-            case "dir": options.directory = Paths.absolute(pair[1])
-            case "out": options.fileName = pair[1]
-            case "checksum":
-                guard let checksum = Checksum(pair[1]) else {
+            do {
+                try DownloadOption.read(pair[0], pair[1], into: &options, absolute: Paths.absolute)
+            } catch {
+                var problem = at + error.message(as: pair[0])
+                if error.option == .checksum {
                     // Downloaded unverified, it would be reported done for a file nobody checked.
-                    problems.append(at + "checksum must look like \(Checksum.expectedForm); \(ScreenSafe.url(entries[entries.count - 1].url)) is left out")
+                    problem += "; \(ScreenSafe.url(entries[entries.count - 1].url)) is left out"
                     leftOut.insert(entries.count - 1)
-                    return
                 }
-                options.checksum = checksum
-            case "max-download-limit":
-                do { options.rateLimit = try RateText.parse(pair[1]) } catch {
-                    problems.append(at + "max-download-limit: \(error)")
-                    return
-                }
-            case "split":
-                guard let count = Int(pair[1]), (1...DownloadOptions.maxConnections).contains(count) else {
-                    problems.append(at + "split must be a number of connections from 1 to \(DownloadOptions.maxConnections)")
-                    return
-                }
-                options.connections = count
-            case "header":
-                if let problem = RequestHeader.problem(with: pair[1]) {
-                    problems.append(at + "header \(RequestHeader.masked(pair[1])): \(problem)")
-                    return
-                }
-                options.headers = (options.headers ?? []) + [pair[1]]
-            case "user-agent", "referer":
-                if let problem = RequestText.problem(inValue: pair[1]) {
-                    problems.append(at + "\(pair[0]): \(problem)")
-                    return
-                }
-                if pair[0] == "referer" { options.referer = pair[1] } else { options.userAgent = pair[1] }
-            case "load-cookies":
-                let path = Paths.absolute(pair[1])
-                if let problem = RequestText.problem(inCookieFile: path) {
-                    problems.append(at + problem)
-                    return
-                }
-                options.cookieFile = path
-            case "queue":  // QUEUES
-                if let problem = QueueDefinition.problem(withName: pair[1]) {
-                    problems.append(at + "queue: \(problem)")
-                    return
-                }
-                options.queue = pair[1]
-            default: problems.append(at + "unknown option \"\(pair[0])\"")
+                problems.append(problem)
+                return
             }
             entries[entries.count - 1].options = options
             return

@@ -56,7 +56,7 @@ public enum JSONText {
     }
 
     /// A member's value: text or a whole number, either possibly null.
-    public enum Value {
+    public enum Value: Sendable {
         case string(String?)
         case number(Int64?)
     }

@@ -38,7 +38,8 @@ public struct QueueEdit: Codable, Sendable {
 
 extension ControlActions {
     /// Lists, adds, changes or removes a queue of the session; each line says what holds now.
-    static func queue(_ change: QueueChange, on manager: DownloadManager) -> ControlReply {
+    static func queue(_ change: QueueChange, on saver: SessionSaver) -> ControlReply {
+        let manager = saver.manager
         var reply = ControlReply()
         switch change {
         case .list:
@@ -81,8 +82,7 @@ extension ControlActions {
             reply.lines.append("removed queue \(name): its downloads run in the default queue")
             reply.note = "queue \(name) removed from another tdl"
         }
-        manager.flush()
-        if let saveError = manager.lastError {
+        if let saveError = saver.durablePoint() {
             reply.problems.append(saveError)
             reply.status = ExitStatus.session
         }

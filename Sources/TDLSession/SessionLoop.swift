@@ -1,22 +1,28 @@
 import Foundation
+import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The signal that asked the loop to end; set from the handler, read by the loop.
-nonisolated(unsafe) private var receivedSignal: Int32 = 0
+/// The signal that asked the loop to end (0: none): stored by the handler, loaded by the
+/// loop. An atomic, because a handler may take no lock.
+private let receivedSignal = Atomic<Int32>(0)
 
 /// The one loop of a running tdl: `tdl get`, a `tdl get` handing its URLs to the tdl that
 /// runs the session, and the full-screen list (which takes its turns one at a time). Each
 /// turn waits on the transfers, the control socket and its connections at once; carries out
 /// the requests of other tdl commands; then hands the turn to its owner. SIGINT, SIGTERM and
 /// SIGHUP end the loop at the end of the turn instead of the process, so its owner can save
-/// and say what happened; this is the only place tdl handles them.
+/// and say what happened; this is the only place tdl handles them. What a turn changed is
+/// written at its end (`saver`), before the next wait.
 public final class SessionLoop {
     /// What the turns drive: nil for a loop that only waits (the hand-over).
     public let manager: DownloadManager?
     public let control: ControlServer?
+    /// Writes what each turn changed at its end; asked for a durable point by what must
+    /// answer after its commit. Nil for a loop without a manager.
+    public let saver: SessionSaver?
     /// How long a turn waits when nothing happens.
     public var timeoutMs: Int
     /// What a request from another tdl does: by default it is carried out on the manager.
@@ -35,17 +41,22 @@ public final class SessionLoop {
         self.manager = manager
         self.control = control
         self.timeoutMs = timeoutMs
+        let saver = manager.map(SessionSaver.init)
+        self.saver = saver
         handle = { request in
-            guard let manager else { return ControlReply(problems: ["this tdl does not run the session"], status: ExitStatus.session) }
-            return ControlActions.perform(request, on: manager)
+            guard let saver else { return ControlReply(problems: ["this tdl does not run the session"], status: ExitStatus.session) }
+            return ControlActions.perform(request, on: saver)
         }
-        receivedSignal = 0
-        let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal = signal }
+        receivedSignal.store(0, ordering: .relaxed)
+        let handler: @convention(c) (Int32) -> Void = { signal in receivedSignal.store(signal, ordering: .relaxed) }
         for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, handler) }
     }
 
     /// The signal that ended the loop, if one did.
-    public var interruption: Int32? { receivedSignal == 0 ? nil : receivedSignal }
+    public var interruption: Int32? {
+        let signal = receivedSignal.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
 
     /// Turns while `keepGoing` says so and no signal came, calling `body` after each turn;
     /// `watching` names more descriptors to wait on, asked anew each turn.
@@ -55,6 +66,7 @@ public final class SessionLoop {
             let turn = self.turn(watching: watching())
             try body(turn)
         }
+        saver?.endOfTurn()
     }
 
     /// One turn: waits up to `timeoutMs` (the loop's own unless given: the full-screen list
@@ -62,6 +74,8 @@ public final class SessionLoop {
     /// `extra`, then serves the control socket's ready connections (and drops those past
     /// their deadline).
     public func turn(watching extra: [WatchedFD] = [], timeoutMs: Int? = nil) -> Turn {
+        // The turn before ends here: what its owner changed after the last wait is written.
+        saver?.endOfTurn()
         let fds = (control?.watched ?? []) + extra
         let timeoutMs = timeoutMs ?? self.timeoutMs
         let ready: Set<Int32>

@@ -1,5 +1,6 @@
 import CNcursesw
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,9 +13,10 @@ final class Curses {
 
     private(set) var colorsEnabled = false
     private var screen: OpaquePointer?
-    private static var active = false
+    /// ncurses is set up. Atomics, as the crash handler reads them (a handler may take no lock).
+    private static let active = Atomic<Bool>(false)
     /// Bracketed paste was asked of a real terminal: it is turned off again on the way out.
-    private static var pasteModeOn = false
+    private static let pasteModeOn = Atomic<Bool>(false)
     private var cursorShown = false
     /// Key codes the terminal's paste brackets (ESC [200~ and ESC [201~) are read as.
     static let keyPasteStart: Int32 = 2000, keyPasteEnd: Int32 = 2001
@@ -34,7 +36,7 @@ final class Curses {
         } else {
             initscr()
         }
-        Self.active = true
+        Self.active.store(true, ordering: .sequentiallyConsistent)
         Self.restoreOnCrash()
         cbreak()
         noecho()
@@ -49,7 +51,7 @@ final class Curses {
         if headless == nil {
             // Bracketed paste: the terminal marks what is pasted, so a pasted line break is text, not Enter.
             Self.write("\u{1B}[?2004h")
-            Self.pasteModeOn = true
+            Self.pasteModeOn.store(true, ordering: .sequentiallyConsistent)
         }
         mousemask(mmask_t(tdl_mouse_mask()), nil)
         if colors && has_colors() {
@@ -67,11 +69,9 @@ final class Curses {
 
     /// Restores the terminal; safe to call twice, and from a signal handler path.
     static func restore() {
-        guard active else { return }
-        active = false
+        guard active.exchange(false, ordering: .sequentiallyConsistent) else { return }
         endwin()
-        if pasteModeOn {
-            pasteModeOn = false
+        if pasteModeOn.exchange(false, ordering: .sequentiallyConsistent) {
             write("\u{1B}[?2004l")
         }
     }
@@ -80,7 +80,7 @@ final class Curses {
     /// screen (vt100, the Linux console) the shell's prompt comes back on a clean line, not
     /// over the list.
     func end() {
-        guard Self.active else { return }
+        guard Self.active.load(ordering: .sequentiallyConsistent) else { return }
         placeCursor(nil)
         werase(tdl_stdscr())
         wrefresh(tdl_stdscr())

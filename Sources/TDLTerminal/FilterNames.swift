@@ -29,32 +29,30 @@ struct FilterNames {
     static let chunkRows = 4096
 
     /// Reads the names of the rows after those known until `deadline` (uptime nanoseconds);
-    /// returns whether some are left.
-    mutating func read(_ entries: [ListEntry], from manager: DownloadManager, until deadline: UInt64) -> Bool {
+    /// returns whether some are left. The two threads read `list`, an immutable copy the loop
+    /// made; the loop waits for them.
+    mutating func read(_ entries: [ListEntry], from list: ListSnapshot, until deadline: UInt64) -> Bool {
         while known < entries.count {
             let chunk = known ..< min(entries.count, known + Self.chunkRows)
-            // Each half of the chunk into a buffer of its own; the loop that owns the manager waits meanwhile.
+            // Each half of the chunk into a buffer of its own.
             let parts = chunk.count >= 1024 ? 2 : 1
-            var pieces = [(bytes: [UInt8], ends: [UInt32])](repeating: ([], []), count: parts)
-            pieces.withUnsafeMutableBufferPointer { pieces in
-                DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    var piece: (bytes: [UInt8], ends: [UInt32]) = ([], [])
-                    let rows = chunk.lowerBound + chunk.count * part / parts ..< chunk.lowerBound + chunk.count * (part + 1) / parts
-                    piece.bytes.reserveCapacity(rows.count * 32)
-                    piece.ends.reserveCapacity(rows.count)
-                    // URLs read ahead a block at a time, as the filter does (see `FilterScan`).
-                    var warmed: UInt8 = 0
-                    for block in stride(from: rows.lowerBound, to: rows.upperBound, by: FilterScan.blockSize) {
-                        let blockRows = block ..< min(rows.upperBound, block + FilterScan.blockSize)
-                        for row in blockRows { warmed &+= entries[row].url.map(FilterScan.warm) ?? 0 }
-                        for row in blockRows {
-                            if let url = entries[row].url, let name = manager.displayName(of: url) { piece.bytes.append(contentsOf: name.utf8) }
-                            piece.ends.append(UInt32(piece.bytes.count))
-                        }
+            let pieces = ParallelParts.map(parts) { part in
+                var piece: (bytes: [UInt8], ends: [UInt32]) = ([], [])
+                let rows = chunk.lowerBound + chunk.count * part / parts ..< chunk.lowerBound + chunk.count * (part + 1) / parts
+                piece.bytes.reserveCapacity(rows.count * 32)
+                piece.ends.reserveCapacity(rows.count)
+                // URLs read ahead a block at a time, as the filter does (see `FilterScan`).
+                var warmed: UInt8 = 0
+                for block in stride(from: rows.lowerBound, to: rows.upperBound, by: FilterScan.blockSize) {
+                    let blockRows = block ..< min(rows.upperBound, block + FilterScan.blockSize)
+                    for row in blockRows { warmed &+= entries[row].url.map(FilterScan.warm) ?? 0 }
+                    for row in blockRows {
+                        if let url = entries[row].url, let name = list.displayName(of: url) { piece.bytes.append(contentsOf: name.utf8) }
+                        piece.ends.append(UInt32(piece.bytes.count))
                     }
-                    FilterScan.consume(warmed)
-                    pieces[part] = piece
                 }
+                FilterScan.consume(warmed)
+                return piece
             }
             for piece in pieces {
                 guard bytes.count + piece.bytes.count <= UInt32.max else { return false }
@@ -67,18 +65,12 @@ struct FilterNames {
         return known < entries.count
     }
 
-    /// Calls `body` with a function that gives the name of a row (with its URL) as UTF-8, or
-    /// nil when it must be looked up. The function only reads: it may run on several threads.
-    func withNames<R>(_ body: ((Int, String) -> UnsafeBufferPointer<UInt8>?) -> R) -> R {
-        bytes.withUnsafeBufferPointer { bytes in
-            ends.withUnsafeBufferPointer { ends in
-                body { row, url in
-                    guard row < ends.count, changed.isEmpty || !changed.contains(url) else { return nil }
-                    let start = row == 0 ? 0 : Int(ends[row - 1])
-                    return UnsafeBufferPointer(rebasing: bytes[start ..< Int(ends[row])])
-                }
-            }
-        }
+    /// `body` of the UTF-8 of a row's name (the row's URL given), or nil when the name must be
+    /// looked up. Only reads: the filter's threads call it at once.
+    func withName<R>(row: Int, url: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard row < ends.count, changed.isEmpty || !changed.contains(url) else { return nil }
+        let start = row == 0 ? 0 : Int(ends[row - 1]), end = Int(ends[row])
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start ..< end])) }
     }
 
     /// The names of the rows `keeps` keeps, in order: those of a narrower filter's rows.

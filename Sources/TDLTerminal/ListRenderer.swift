@@ -53,6 +53,7 @@ struct ListRenderer {
     /// section, then its entries, cost most of a second over a million rows).
     func entries(filter: String) -> [ListEntry] {
         let filter = TextFilter(filter)
+        let list = manager.listSnapshot
         let showHeaders = manager.sectionCount > 1 || manager.titleForHeaderInSection(0) != nil
         let sections = manager.downloadList
         var result: [ListEntry] = []
@@ -63,7 +64,7 @@ struct ListRenderer {
             if filter.isEmpty {
                 for url in section { result.append(.task(url)) }
             } else {
-                let kept = FilterScan.kept(count: section.count, warm: { FilterScan.warm(section[$0]) }) { shows(section[$0], filter) }
+                let kept = FilterScan.kept(count: section.count, warm: { FilterScan.warm(section[$0]) }) { Self.shows(section[$0], filter, in: list) }
                 for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
             }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
@@ -76,13 +77,12 @@ struct ListRenderer {
     /// read so far of `entries`).
     func narrow(_ entries: [ListEntry], names: FilterNames, to text: String) -> (entries: [ListEntry], names: FilterNames) {
         let filter = TextFilter(text)
-        let kept = names.withNames { knownName in
-            FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(FilterScan.warm) ?? 0 }) { row in
-                guard let url = entries[row].url else { return true }
-                // A name read ahead costs no lookup: it goes first.
-                guard let name = knownName(row, url) else { return shows(url, filter) }
-                return filter.matches(utf8: name) || filter.matches(url: url)
-            }
+        let list = manager.listSnapshot
+        let kept = FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(FilterScan.warm) ?? 0 }) { row in
+            guard let url = entries[row].url else { return true }
+            // A name read ahead costs no lookup: it goes first.
+            guard let nameMatches = names.withName(row: row, url: url, filter.matches(utf8:)) else { return Self.shows(url, filter, in: list) }
+            return nameMatches || filter.matches(url: url)
         }
         // Every row kept (a text every row has, as "s" where every URL is https): the same rows.
         if !kept.contains(false) { return (entries, names) }
@@ -111,9 +111,9 @@ struct ListRenderer {
     }
 
     /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.
-    /// The URL first: it needs no lookup of the task.
-    private func shows(_ url: String, _ filter: TextFilter) -> Bool {
-        filter.matches(url: url) || filter.matches(manager.displayName(of: url) ?? "")
+    /// The URL first: it needs no lookup of the task. Runs on the filter's threads.
+    private static func shows(_ url: String, _ filter: TextFilter, in list: ListSnapshot) -> Bool {
+        filter.matches(url: url) || filter.matches(list.displayName(of: url) ?? "")
     }
 
     /// One task in the columns of `layout`: marks, name, size, then the live progress while it

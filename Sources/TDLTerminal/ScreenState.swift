@@ -143,7 +143,7 @@ final class ScreenState {
         guard var last = filtered, last.listRevision == manager.listRevision else { return false }
         filtered = nil  // not shared with `last` while its names grow
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        let more = last.names.read(last.entries, from: manager, until: deadline)
+        let more = last.names.read(last.entries, from: manager.listSnapshot, until: deadline)
         filtered = last
         return more
     }

@@ -17,6 +17,9 @@ public final class TerminalApp {
         public var turn: (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String])
         /// Whether a signal asked the owner's loop to end: the list then quits as q does.
         public var interrupted: () -> Bool
+        /// Tells the owner's loop that a key changed the session: the loop writes it at the
+        /// end of the turn (the screen never writes the session itself).
+        public var changed: () -> Void
         /// A script of keys and commands (TDL_SCRIPT) instead of a keyboard, on a headless screen.
         public var scriptPath: String?
         public var headlessSize = (rows: 24, columns: 80)
@@ -25,9 +28,10 @@ public final class TerminalApp {
         public var startMessage: String?
 
         public init(turn: @escaping (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String]),
-                    interrupted: @escaping () -> Bool) {
+                    interrupted: @escaping () -> Bool, changed: @escaping () -> Void) {
             self.turn = turn
             self.interrupted = interrupted
+            self.changed = changed
         }
     }
 
@@ -57,8 +61,8 @@ public final class TerminalApp {
     /// script runs on its own headless screen and needs no terminal.
     public static func unusableTerminal() -> String? { Curses.unusableTerminal() }
 
-    /// Runs until the user quits or a signal comes; the session is saved and the terminal
-    /// restored on return.
+    /// Runs until the user quits or a signal comes; the terminal is restored on return, and
+    /// the owner saves the session (see `Options.changed`).
     public func run() {
         if let path = options.scriptPath {
             script = ScriptRunner(path: path)
@@ -103,7 +107,7 @@ public final class TerminalApp {
             preparing = !needsDraw && (!rowsStale && state.readFilterNames(from: manager, for: 0.005) || manager.prepareSortNames(for: 0.005))
         }
         manager.stopObserving(observer)
-        manager.flush()
+        options.changed()  // the owner's loop writes it as it ends
     }
 
     func isStdinClosed() -> Bool {
@@ -140,7 +144,7 @@ public final class TerminalApp {
         if reaction.contains(.rebuildRows) { rowsStale = true }
         if reaction.contains(.repaint) { curses.forceRedraw() }
         if reaction.contains(.redraw) { needsDraw = true }
-        if reaction.contains(.save) { manager.flush() }
+        if reaction.contains(.save) { options.changed() }
         if reaction.contains(.quit) { quitting = true }
     }
 

@@ -1,5 +1,6 @@
 import CNcursesw
 import Foundation
+import Synchronization
 import TDLCore
 
 /// Text that came from outside (names, URLs, errors) as it may appear on screen: no control
@@ -7,7 +8,12 @@ import TDLCore
 enum ScreenText {
     /// False when the locale has no UTF-8 (LANG=C, POSIX, Latin-1): marks, rules and arrows are
     /// drawn in ASCII, and other characters as "?". Set once, when the screen starts.
-    nonisolated(unsafe) static var unicode = true
+    static var unicode: Bool {
+        get { unicodeLocale.load(ordering: .relaxed) }
+        set { unicodeLocale.store(newValue, ordering: .relaxed) }
+    }
+    /// What `unicode` says: an atomic, as it is global.
+    private static let unicodeLocale = Atomic<Bool>(true)
 
     static var ellipsis: String { unicode ? "…" : "~" }
 

@@ -53,7 +53,7 @@ enum AddInParts {
             var all = given + (try rest())
             fill(&all)
             let manager = opened.loadedRowsOnly ? try opened.manager(ofRows: all.map(\.url)) : opened.manager
-            let reply = ControlActions.perform(ControlRequest(command: .add, items: consume all), on: manager)
+            let reply = ControlActions.perform(ControlRequest(command: .add, items: consume all), on: SessionSaver(manager))
             opened.endWithoutFreeing()
             atOnce(reply)
         }
@@ -82,11 +82,12 @@ enum AddInParts {
                 }
                 let result = manager.add(part, batch: &batch)
                 part = []
-                manager.flush()
+                // Each part is committed before its lines are said and the next part is read.
+                let saveError = SessionSaver(manager).durablePoint()
                 committed = true
-                reply.take(result, saveError: manager.lastError)
+                reply.take(result, saveError: saveError)
                 // What was not saved is not followed by more: the command is run again.
-                if manager.lastError != nil { break }
+                if saveError != nil { break }
             }
             let read: (entries: [DownloadRequest], problems: [String])?
             do {
@@ -151,7 +152,7 @@ struct PartsReply {
         rejected.forEach(warn)
         notApplied.forEach(warn)
         if let sessionError { warn(sessionError) }
-        fflush(stdout)
+        StandardStreams.flushOutput()
         exit(badInput && status == ExitStatus.ok ? ExitStatus.badInput : status)
     }
 }

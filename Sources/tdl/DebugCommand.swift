@@ -2,15 +2,26 @@ import ArgumentParser
 import Foundation
 import TDLCore
 import TDLBenchmarks
+import TDLSession
 import TDLStore
+import TDLTerminal
 
 struct DebugCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "debug",
         abstract: "Tools for measuring tdl.",
         shouldDisplay: false,
-        subcommands: [Populate.self, BenchList.self, BenchSession.self]
+        subcommands: [Populate.self, BenchList.self, BenchSession.self, KeysMarkdown.self]
     )
+
+    /// The README's key table, made from the keys themselves (a test compares the two).
+    struct KeysMarkdown: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "keys-markdown", abstract: "Print the README's table of keys.")
+
+        func run() throws {
+            print(Action.markdownTable)
+        }
+    }
 
     struct Populate: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "populate", abstract: "Fill the session with N made-up finished tasks (random add times and sizes).")
@@ -24,7 +35,7 @@ struct DebugCommand: ParsableCommand {
                 let session = try Session(options: global, downloading: false, locking: true)
                 let start = Date()
                 session.manager.reproduceData(count: count)
-                session.manager.flush()
+                if let saveError = SessionSaver(session.manager).durablePoint() { throw CLIError.store(saveError) }
                 print("added \(count) tasks in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
             } catch {
                 fail(with: error)

@@ -60,23 +60,19 @@ struct GetCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard (1...DownloadOptions.maxConnections).contains(connections) else {
-            throw ValidationError("-x must be between 1 and \(DownloadOptions.maxConnections)")
-        }
+        // Per-download options are read as an input file's are (`DownloadOption`).
+        var checked = DownloadOptions()
+        try RequestOptions.read(.split, String(connections), as: "-x", into: &checked)
+        try RequestOptions.read(.checksum, checksum, as: "--checksum", into: &checked)
+        try RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &checked)
         if let jobs, !(1...SessionSettings.largestDownloadCount).contains(jobs) {
             throw ValidationError("-j must be between 1 and \(SessionSettings.largestDownloadCount)")
         }
         if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
-        if let checksum, Checksum(checksum) == nil {
-            throw ValidationError("--checksum must look like sha256=<64 hex digits> (md5, sha1, sha256, sha512)")
-        }
         if let limitRate {
             do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
-        }
-        if let maxDownloadLimit {
-            do { _ = try RateText.parse(maxDownloadLimit) } catch { throw ValidationError("--max-download-limit: \(error)") }
         }
         if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
             throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
@@ -135,11 +131,12 @@ struct GetCommand: ParsableCommand {
         } catch {
             fail(with: error)
         }
+        let getRun = GetRun(session: session, sums: sums, all: all, problems: problems)
         do {
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             for dir in Set(entries.compactMap(\.options.directory)) { try Paths.ensureWritableDirectory(dir) }
         } catch {
-            session.manager.shutdown()  // a clean end: nothing was cut off
+            getRun.shutDown()  // a clean end: nothing was cut off
             fail(with: error)
         }
         if let notice = session.notice { warn(notice) }
@@ -149,117 +146,7 @@ struct GetCommand: ParsableCommand {
         // session's own settings, and the next tdl is not capped by surprise.
         manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,
                                        globalRateLimit: limitRate.map { RateText.value($0).flatMap { $0 > 0 ? $0 : nil } }))
-
-        var requested: [String] = []
-        var rejected: [String] = []
-        let result = manager.add(requests(entries))
-        for r in result.rejected + result.notApplied { rejected.append("\(ScreenSafe.url(r.url)): \(r.reason)") }
-        requested += result.added + result.existing
-        for line in rejected { warn(line) }
-        rejected += problems  // said already, before the session opened
-        if all { requested += manager.unfinishedList }
-        var seen = Set<String>()
-        requested = requested.filter { seen.insert($0).inserted }
-        if !all { manager.runOnly(requested) }  // as the session spells them
-        // Tasks from an earlier run continue; a failed one is tried again.
-        let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
-        manager.resumeTasks(toResume, queueIfFull: true)
-        manager.flush()
-
-        let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
-        // A task in the trash keeps its state but runs nowhere: nothing to wait for.
-        func isPending(_ url: String) -> Bool { manager.state(of: url)?.isActive == true && manager.task(url)?.deletedAt == nil }
-        // Follow the manager's events instead of asking about every requested URL on every
-        // turn of the loop: with 500 files that was most of the loop's time.
-        let wanted = Set(requested)
-        var unsettled = wanted.filter(isPending)
-        var ended: [String] = []
-        var shownNotes: [String: String] = [:]
-        let observer = manager.observe { event in
-            switch event {
-            case .taskChanged(let url):
-                // A mirror given up is said at once: the user may want to fix or drop it.
-                if wanted.contains(url), let note = manager.task(url)?.note, note.hasPrefix("mirror "), shownNotes[url] != note {
-                    shownNotes[url] = note
-                    warn("\(ScreenSafe.url(url)): \(note)")
-                }
-            case .taskSucceeded(let url, _), .taskFailed(let url, _):
-                if wanted.contains(url) { ended.append(url) }
-            default:
-                break
-            }
-        }
-        var lastFullCheck = Date()
-        var shownSaveError: String?
-        let loop = SessionLoop(manager: manager, control: session.control)
-        loop.handle = { request in
-            // What another tdl hands over runs here too, beside what this one was given.
-            if !all && (request.command == .add || request.command == .resume) { manager.runOnly(request.items.map { URLIdentity.normalized($0.url) }) }
-            let reply = ControlActions.perform(request, on: manager)
-            // URLs handed over by another tdl are downloaded before this one exits.
-            if request.command == .add || request.command == .resume {
-                unsettled.formUnion(request.items.map { URLIdentity.normalized($0.url) }.filter(isPending))
-            }
-            return reply
-        }
-        // A session that cannot be written ends the run (exit 5): nothing more may start, and
-        // the shutdown stops what runs at its last durable checkpoint, for the next run.
-        loop.run(while: { !unsettled.isEmpty && !manager.isUnsaved }) { _ in
-            for url in ended where !isPending(url) { unsettled.remove(url) }
-            progress.update(ended: ended)
-            ended.removeAll()
-            session.hooks?.takeProblems().forEach(warn)
-            // Said when it starts, not only at the end: a long run may be saving nothing.
-            if manager.lastError != shownSaveError {
-                shownSaveError = manager.lastError
-                if let shownSaveError { warn(shownSaveError) }
-            }
-            if Date().timeIntervalSince(lastFullCheck) >= 1 {
-                unsettled = unsettled.filter(isPending)  // a state changed without an event
-                lastFullCheck = Date()
-            }
-        }
-        manager.stopObserving(observer)
-        progress.finish()
-        manager.shutdown()
-        session.control?.shutDown()
-        // How the last hooks ended is said before the run ends, not lost with it.
-        if session.hooks?.waitForRunning(upTo: 10) == false { warn("hooks still running are left to finish on their own") }
-        session.hooks?.takeProblems().forEach(warn)
-        if loop.interruption != nil {
-            warn("interrupted: run the same command again to continue")
-            Foundation.exit(ExitStatus.interrupted)
-        }
-        // Files that arrived are whole either way; the session that should remember them is not.
-        // What did not finish waits, with its recorded name and bytes, for the same command.
-        if let saveError = manager.lastError {
-            if saveError != shownSaveError { warn(saveError) }
-            warn("nothing more was started: run the same command again once the session can be saved")
-            Foundation.exit(ExitStatus.session)
-        }
-        var failed = false
-        for url in requested {
-            guard let task = manager.task(url) else { continue }
-            if task.state == .finished, !sums.lists.isEmpty, task.options.checksum == nil {
-                // The server named the file otherwise than its URL: look its own name up now.
-                let name = (task.filePath as NSString).lastPathComponent
-                if let checksum = sums.checksum(forFileName: name) {
-                    if FileDigest.hex(ofFile: task.filePath, algorithm: checksum.algorithm) != checksum.hex {
-                        failed = true
-                        warn("\(name): does not match the \(checksum.algorithm.rawValue) of the sum file")
-                    }
-                } else {
-                    warn("\(name): not verified (no sum file lists it)")
-                }
-            }
-            if task.state != .finished {
-                failed = true
-                let why = task.deletedAt != nil ? "moved to the trash" : task.failReason?.message ?? ListStateWord.word(task.state)
-                warn("\(ScreenSafe.url(url)): \(why)\(hint(for: task.failReason))")
-            }
-        }
-        if !rejected.isEmpty && !failed { Foundation.exit(ExitStatus.badInput) }
-        if failed || !rejected.isEmpty { Foundation.exit(ExitStatus.downloadFailed) }
+        getRun.run(requests(entries), quiet: quiet)
     }
 }
 
@@ -334,8 +221,9 @@ extension GetCommand {
     func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
         var given = request.downloadOptions
         given.directory = folder.dir.map(Paths.absolute)
-        given.checksum = checksum.flatMap(Checksum.init)
-        given.rateLimit = maxDownloadLimit.flatMap(RateText.value)
+        // Checked by `validate` with the same reading.
+        try? RequestOptions.read(.checksum, checksum, as: "--checksum", into: &given)
+        try? RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &given)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
     }
 
@@ -385,12 +273,6 @@ struct SumFiles {
             return entry
         }
     }
-}
-
-/// What the user can do about a failure that has a remedy on the command line.
-private func hint(for reason: FailReason?) -> String {
-    guard case .tls? = reason else { return "" }
-    return " (--cacert FILE trusts the server's CA; --insecure skips the check)"
 }
 
 func warn(_ text: String) {

@@ -1,3 +1,5 @@
+// C's `stdin` is a global the C library owns: `-i -` reads it on the loop's thread alone.
+@preconcurrency import Glibc
 import Foundation
 import TDLCore
 import TDLSession

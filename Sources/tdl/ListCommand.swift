@@ -68,14 +68,17 @@ struct ListCommand: ParsableCommand {
         let manager = session.manager
         if wanted?.isManual == true { manager.arrange(.manual) }
         // States, progress and speeds from the tdl that runs the session, when one does.
-        var live: [String: TaskStatus] = [:]
+        var running: [String: TaskStatus] = [:]
         if case .answered(let reply) = ControlClient.send(ControlRequest(command: .status, items: []),
                                                           home: session.home, session: session.name) {
-            for task in reply.tasks ?? [] { live[task.url] = task }
+            for task in reply.tasks ?? [] { running[task.url] = task }
         }
+        let live = running
         // Each section's title once, then its rows; the trash is one section.
         let sections: [(title: String, urls: [String])] = trash ? [("Trash", manager.toDeleteList)]
             : manager.downloadList.enumerated().map { (manager.titleForHeaderInSection($0.offset) ?? "", $0.element) }
+        // What the lines' two threads read: an immutable copy of the tasks, never the manager.
+        let list = manager.listSnapshot
         var out = OutputBuffer()
         if json {
             // One object at a time, not one array of them all: a million tasks need no
@@ -87,8 +90,8 @@ struct ListCommand: ParsableCommand {
                 if first { bytes.replaceSubrange(0 ..< 2, with: "  ".utf8) }
                 first = false
             }) { section, url, bytes in
-                guard let task = manager.task(url) else { return false }
-                let status = live[url] ?? ControlActions.status(of: task, in: manager)
+                guard let task = list.task(url) else { return false }
+                let status = live[url] ?? ControlActions.status(of: task, activity: list.activity[url])
                 bytes.append(contentsOf: ", ".utf8)
                 JSONText.appendObject([
                     ("error", .string(status.error)), ("name", .string(task.displayName)),
@@ -109,7 +112,7 @@ struct ListCommand: ParsableCommand {
                 if title != lastTitle && !title.isEmpty { out.append("== \(ScreenSafe.clean(title))\n") }
                 lastTitle = title
             }) { _, url, bytes in
-                guard let task = manager.task(url) else { return false }
+                guard let task = list.task(url) else { return false }
                 // Each field's bytes go straight into the output: building a line's text
                 // first cost a second over a million lines.
                 let status = live[url]
@@ -132,7 +135,7 @@ struct ListCommand: ParsableCommand {
             lines.write(sections.map(\.urls), to: &out)
         }
         out.flush()
-        fflush(stdout)
+        StandardStreams.flushOutput()
         // The process ends next: freeing a million tasks one by one took most of a second.
         _ = Unmanaged.passRetained(session)
     }

@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import TDLCore
 import TDLSession
 
 /// The lines of `tdl list`, one per row of its sections, made on two threads and written in
@@ -14,13 +14,9 @@ struct ParallelLines {
     /// those lines' bytes: it may write a line before them or change them.
     var sectionStart: (Int, inout OutputBuffer, inout [UInt8]) -> Void
     /// Appends a row's line, given the section's index and the row's URL; false when there
-    /// is no line for it. Runs on two threads at once: it must only read.
-    var line: (Int, String, inout [UInt8]) -> Bool
-
-    private final class Piece: @unchecked Sendable {
-        var bytes: [UInt8] = []
-        var lines = 0
-    }
+    /// is no line for it. Runs on two threads at once: it sees only what it captures, which
+    /// is Sendable (a `ListSnapshot`, never the manager).
+    var line: @Sendable (Int, String, inout [UInt8]) -> Bool
 
     /// Writes the lines of every row of `sections` to `out` (flushed before each piece).
     func write(_ sections: [[String]], to out: inout OutputBuffer) {
@@ -34,18 +30,17 @@ struct ParallelLines {
         var next = 0
         while next < chunks.count {
             let wave = Array(chunks[next ..< min(next + 2, chunks.count)])
-            let pieces = wave.map { _ in Piece() }
-            DispatchQueue.concurrentPerform(iterations: wave.count) { k in
+            let line = self.line
+            let pieces = ParallelParts.map(wave.count) { k in
                 let (section, rows) = wave[k]
                 let urls = sections[section]
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(rows.count * 256)
                 var lines = 0
                 for row in rows where line(section, urls[row], &bytes) { lines += 1 }
-                pieces[k].bytes = bytes
-                pieces[k].lines = lines
+                return (bytes: bytes, lines: lines)
             }
-            for ((section, _), piece) in zip(wave, pieces) where piece.lines > 0 {
+            for ((section, _), var piece) in zip(wave, pieces) where piece.lines > 0 {
                 if startedSections.insert(section).inserted { sectionStart(section, &out, &piece.bytes) }
                 out.flush()
                 StandardStreams.output(piece.bytes)

@@ -47,7 +47,8 @@ struct RPCOptions: ParsableArguments {
 
     /// Saves what was given into the session, then starts the server with the session's
     /// settings and the secret (the session's own, else the home's).
-    func startServer(for manager: DownloadManager, home: String) throws -> Started {
+    func startServer(for saver: SessionSaver, home: String) throws -> Started {
+        let manager = saver.manager
         var settings = manager.settings
         if let rpcListenPort { settings.rpcListenPort = rpcListenPort }
         if let rpcListenAll { settings.rpcListenAll = rpcListenAll }
@@ -89,7 +90,7 @@ struct RPCOptions: ParsableArguments {
             settings.rpcAllowOriginAll = chosen.rpcAllowOriginAll
             settings.rpcAllowedDirs = chosen.rpcAllowedDirs
         }
-        manager.flush()
+        saver.changed()  // written at the end of the loop's first turn
         let rpc = Aria2RPC(manager: manager, secret: secret, tdlVersion: EngineSettings.version,
                            listenPort: settings.rpcListenPort, listenAll: settings.rpcListenAll)
         rpc.policy = RPCPolicy(roots: [manager.downloadDirectory] + settings.rpcAllowedDirs)

@@ -36,9 +36,10 @@ struct RequestOptions: ParsableArguments {
         if let curl {
             do { _ = try CurlCommand.parse(curl) } catch { throw ValidationError("--curl: \(error)") }
         }
-        for header in headers {
-            if let problem = RequestHeader.problem(with: header) { throw ValidationError("-H \(RequestHeader.masked(header)): \(problem)") }
-        }
+        var checked = DownloadOptions()
+        for header in headers { try Self.read(.header, header, as: "-H", into: &checked) }
+        try Self.read(.userAgent, userAgent, as: "--user-agent", into: &checked)
+        try Self.read(.referer, referer, as: "--referer", into: &checked)
         for url in mirror {
             if let problem = URLCheck.problem(with: url) { throw ValidationError("--mirror \(URLCheck.withoutPassword(url)): \(problem)") }
         }
@@ -56,6 +57,17 @@ struct RequestOptions: ParsableArguments {
         command.request.options.cookieFile = command.request.options.cookieFile.map(Paths.absolute)
         command.request.options.saveCookies = command.request.options.saveCookies.map(Paths.absolute)
         return command.request
+    }
+
+    /// Reads the value of a per-download option given on the command line as `spelling`:
+    /// `DownloadOption` reads it as it reads an input file's, with the same message for a mistake.
+    static func read(_ option: DownloadOption, _ value: String?, as spelling: String, into options: inout DownloadOptions) throws {
+        guard let value else { return }
+        do {
+            try option.read(value, into: &options, absolute: Paths.absolute)
+        } catch {
+            throw ValidationError(error.message(as: spelling))
+        }
     }
 
     /// These options as a download's (unset where not given).

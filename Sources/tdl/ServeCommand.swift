@@ -33,7 +33,7 @@ struct ServeCommand: ParsableCommand {
         let loop = SessionLoop(manager: manager, control: session.control)
         let started: RPCOptions.Started
         do {
-            started = try rpcOptions.startServer(for: manager, home: session.home)
+            started = try rpcOptions.startServer(for: loop.saver!, home: session.home)
         } catch {
             manager.shutdown()
             session.control?.shutDown()
@@ -53,6 +53,7 @@ struct ServeCommand: ParsableCommand {
         var shownSaveError: String?
         loop.run(while: { server.rpc.shutdownRequested == nil }, watching: { server.watched }) { turn in
             server.serve()
+            loop.saver?.changed()  // what the calls changed is written at the end of this turn
             for note in turn.notes + server.takeProblems() + (session.hooks?.takeProblems() ?? []) { warn(note) }
             if manager.lastError != shownSaveError {
                 if shownSaveError != nil && manager.lastError == nil { warn("the session is saved again; downloads go on") }

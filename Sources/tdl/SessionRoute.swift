@@ -30,7 +30,7 @@ enum SessionRoute {
                     continue
                 }
                 if let notice = session.notice { warn(notice) }
-                let reply = ControlActions.perform(consume request, on: session.manager)
+                let reply = ControlActions.perform(consume request, on: SessionSaver(session.manager))
                 // The reply is printed and the process ends: a million added tasks are not
                 // freed one by one first.
                 session.endWithoutFreeing()
@@ -63,7 +63,7 @@ enum SessionRoute {
         }
         out.flush()
         for problem in reply.problems { warn(problem) }
-        fflush(stdout)
+        StandardStreams.flushOutput()
         exit(reply.status)
     }
 }

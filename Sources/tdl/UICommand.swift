@@ -31,7 +31,7 @@ struct UICommand: ParsableCommand {
         let loop = SessionLoop(manager: session.manager, control: session.control)
         let rpcStarted: RPCOptions.Started?
         do {
-            rpcStarted = rpc ? try rpcOptions.startServer(for: session.manager, home: session.home) : nil
+            rpcStarted = rpc ? try rpcOptions.startServer(for: loop.saver!, home: session.home) : nil
         } catch {
             session.manager.shutdown()
             session.control?.shutDown()
@@ -43,6 +43,7 @@ struct UICommand: ParsableCommand {
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
                 rpcServer?.serve()
+                if rpcServer != nil { loop.saver?.changed() }  // what the calls changed is written at the turn's end
                 // A hook that could not run or failed goes to the message line and the log.
                 var notes = turn.notes + (rpcServer?.takeProblems() ?? []) + (session.hooks?.takeProblems() ?? [])
                 // The line said the session could not be saved: it says so when that is over.
@@ -50,7 +51,8 @@ struct UICommand: ParsableCommand {
                 wasUnsaved = session.manager.isUnsaved
                 return (turn.ready, notes)
             },
-            interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil }
+            interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil },
+            changed: { loop.saver?.changed() }
         )
         let env = ProcessInfo.processInfo.environment
         options.scriptPath = env["TDL_SCRIPT"]

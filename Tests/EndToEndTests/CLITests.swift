@@ -5,7 +5,9 @@ import XCTest
 /// The real `tdl` binary, end to end, against loopback servers.
 final class CLITests: XCTestCase {
     static let site = TemporaryDirectory("tdl-cli-site")
-    static var nginx: LoopbackNginx!
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
 
     override class func setUp() {
         do {

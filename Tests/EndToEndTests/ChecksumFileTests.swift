@@ -6,7 +6,9 @@ import XCTest
 /// list is said to be unverified, and a wrong sum fails only its own file.
 final class ChecksumFileTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-sums-site")
-    static var nginx: LoopbackNginx!
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
     let home = TemporaryDirectory(), downloads = TemporaryDirectory()
 
     override class func setUp() {

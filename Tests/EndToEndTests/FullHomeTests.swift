@@ -8,7 +8,9 @@ import XCTest
 /// no orphaned part file. Each test mounts a small tmpfs in a private mount namespace.
 final class FullHomeTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-full-home-site")
-    static var nginx: LoopbackNginx!
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
     static let count = 200
 
     override class func setUp() {

@@ -6,10 +6,15 @@ import XCTest
 /// unless the run asks otherwise, and a CA can be trusted the way curl users know.
 final class HTTPSTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-https-site")
-    static var certificate: SelfSignedCertificate!
-    static var nginx: LoopbackNginx!
-    static var sum = ""
-    static var setUpError: Error?
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var certificate: SelfSignedCertificate! { get { certificateStore.get() } set { certificateStore.set(newValue) } }
+    private static let certificateStore = Locked<SelfSignedCertificate?>(nil)
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
+    static var sum: String { get { sumStore.get() } set { sumStore.set(newValue) } }
+    private static let sumStore = Locked<String>("")
+    static var setUpError: (any Error)? { get { setUpErrorStore.get() } set { setUpErrorStore.set(newValue) } }
+    private static let setUpErrorStore = Locked<(any Error)?>(nil)
 
     override class func setUp() {
         do {

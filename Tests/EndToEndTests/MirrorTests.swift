@@ -5,8 +5,11 @@ import XCTest
 /// Several URLs of one file share its segments; a mirror that dies or serves another file is
 /// dropped with a note and never mixed into the file.
 final class MirrorTests: XCTestCase {
-    static var servers: [FaultServer] = []
-    static var setUpError: Error?
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var servers: [FaultServer] { get { serversStore.get() } set { serversStore.set(newValue) } }
+    private static let serversStore = Locked<[FaultServer]>([])
+    static var setUpError: (any Error)? { get { setUpErrorStore.get() } set { setUpErrorStore.set(newValue) } }
+    private static let setUpErrorStore = Locked<(any Error)?>(nil)
     let home = TemporaryDirectory(), downloads = TemporaryDirectory(), work = TemporaryDirectory()
 
     override class func setUp() {

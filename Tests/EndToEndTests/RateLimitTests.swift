@@ -5,8 +5,11 @@ import XCTest
 /// A per-file rate limit (aria2's max-download-limit) slows that file and no other.
 final class RateLimitTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-rate-site")
-    static var nginx: LoopbackNginx!
-    static var setUpError: Error?
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
+    static var setUpError: (any Error)? { get { setUpErrorStore.get() } set { setUpErrorStore.set(newValue) } }
+    private static let setUpErrorStore = Locked<(any Error)?>(nil)
     let home = TemporaryDirectory(), downloads = TemporaryDirectory(), inputs = TemporaryDirectory()
 
     override class func setUp() {

@@ -6,7 +6,9 @@ import XCTest
 /// killed with `kill -9` leaves the session's own settings.
 final class RunLimitsTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-run-limits-site")
-    static var nginx: LoopbackNginx!
+    /// Made once for the class, kept behind a lock (its tests may run on other threads).
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
 
     override class func setUp() {
         do {

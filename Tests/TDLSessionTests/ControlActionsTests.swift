@@ -29,7 +29,7 @@ final class ControlActionsTests: XCTestCase {
             DownloadRequest(url: url("5"), options: DownloadOptions(fileName: "five.bin")),
             DownloadRequest(url: url("6")),
         ]
-        let reply = ControlActions.perform(ControlRequest(command: .add, items: items), on: manager)
+        let reply = ControlActions.perform(ControlRequest(command: .add, items: items), on: SessionSaver(manager))
         XCTAssertEqual(reply.lines, (1...6).map { "added " + url("\($0)") })
         XCTAssertEqual(manager.task(url("3"))?.directory, other)
         XCTAssertEqual(manager.task(url("4"))?.options.rateLimit, 1000)
@@ -46,7 +46,7 @@ final class ControlActionsTests: XCTestCase {
         let reply = ControlActions.perform(ControlRequest(command: .add, items: [
             DownloadRequest(url: url("a"), options: DownloadOptions(fileName: "..")),
             DownloadRequest(url: url("b"), options: DownloadOptions(fileName: "../..")),
-        ]), on: manager)
+        ]), on: SessionSaver(manager))
         XCTAssertEqual(reply.problems, [url("a") + ": the file name given has nothing usable in it",
                                         url("b") + ": the file name ../..: \"..\" would leave the download folder"])
         XCTAssertEqual(reply.status, ExitStatus.badInput)
@@ -65,7 +65,7 @@ final class ControlActionsTests: XCTestCase {
     func testPerformAddReportsEachURLAndANoteForTheScreen() {
         let reply = ControlActions.perform(ControlRequest(command: .add, items: [
             DownloadRequest(url: url("a")), DownloadRequest(url: url("b")), DownloadRequest(url: "not a url"),
-        ]), on: manager)
+        ]), on: SessionSaver(manager))
         XCTAssertEqual(reply.lines, ["added \(url("a"))", "added \(url("b"))"])
         XCTAssertEqual(reply.problems.count, 1)
         XCTAssertTrue(reply.problems[0].hasPrefix("not a url: "), reply.problems[0])
@@ -75,8 +75,8 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testPerformAddOfNothingNewLeavesNoNote() {
-        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
-        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
+        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertEqual(again.status, ExitStatus.ok)
         XCTAssertNil(again.note)
         XCTAssertEqual(again.lines.count, 1)
@@ -84,28 +84,28 @@ final class ControlActionsTests: XCTestCase {
     }
 
     func testPauseAndResumeSayWhatChangedAndWhatDidNot() {
-        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
         let before = manager.state(of: url("a"))!
-        let pause = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: manager)
+        let pause = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertTrue(before.isActive, "\(before)")
         XCTAssertEqual(pause.lines, ["paused \(url("a"))"])
         XCTAssertEqual(pause.note, "paused 1 download from another tdl")
         XCTAssertEqual(manager.state(of: url("a")), .paused)
-        let pauseAgain = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: manager)
+        let pauseAgain = ControlActions.perform(ControlRequest(command: .pause, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertEqual(pauseAgain.lines, ["unchanged (paused) \(url("a"))"])
         XCTAssertNil(pauseAgain.note)
         XCTAssertEqual(pauseAgain.status, 1, "nothing changed: the command says so and fails")
-        let resume = ControlActions.perform(ControlRequest(command: .resume, urls: [url("a")]), on: manager)
+        let resume = ControlActions.perform(ControlRequest(command: .resume, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertEqual(resume.lines, ["resumed \(url("a"))"])
         XCTAssertNotEqual(manager.state(of: url("a")), .paused)
     }
 
     func testResumeOfAnUnknownURLFailsWithStatus2AndNamesIt() {
-        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
         _ = manager.pauseTasks([url("a")])
         let reply = ControlActions.perform(ControlRequest(command: .resume, items: [
             DownloadRequest(url: url("a")), DownloadRequest(url: url("nowhere")),
-        ]), on: manager)
+        ]), on: SessionSaver(manager))
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertEqual(reply.status, 2)
         XCTAssertEqual(reply.problems, ["not in the session: \(url("nowhere"))"])
@@ -115,18 +115,18 @@ final class ControlActionsTests: XCTestCase {
 
     func testAnUnknownURLIsNamedWithoutItsPassword() {
         let reply = ControlActions.perform(ControlRequest(command: .pause, urls: ["https://me:secret@example.com/x"]),
-                                           on: manager)
+                                           on: SessionSaver(manager))
         XCTAssertEqual(reply.status, ExitStatus.badInput)
         XCTAssertEqual(reply.problems.count, 1)
         XCTAssertFalse(reply.problems[0].contains("secret"), reply.problems[0])
     }
 
     func testRemoveMovesToTheTrashAndAddingAgainBringsItBack() {
-        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
-        let removed = ControlActions.perform(ControlRequest(command: .remove, urls: [url("a")]), on: manager)
+        _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
+        let removed = ControlActions.perform(ControlRequest(command: .remove, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertEqual(removed.lines, ["moved to the trash \(url("a"))"])
         XCTAssertEqual(manager.toDeleteList, [url("a")])
-        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: manager)
+        let again = ControlActions.perform(ControlRequest(command: .add, urls: [url("a")]), on: SessionSaver(manager))
         XCTAssertEqual(again.status, ExitStatus.ok)
         XCTAssertEqual(again.lines.count, 1)
         XCTAssertTrue(again.lines[0].hasPrefix("back from the trash"), again.lines[0])
@@ -136,13 +136,13 @@ final class ControlActionsTests: XCTestCase {
 
     func testStatusNamesTheAskedTasksAndUnnamedOnlyTheActiveOnes() {
         _ = ControlActions.perform(ControlRequest(command: .add, urls: [url("a"), url("b")]),
-                                   on: manager)
+                                   on: SessionSaver(manager))
         _ = manager.pauseTasks([url("b")])
-        let named = ControlActions.perform(ControlRequest(command: .status, urls: [url("b")]), on: manager)
+        let named = ControlActions.perform(ControlRequest(command: .status, urls: [url("b")]), on: SessionSaver(manager))
         XCTAssertEqual(named.tasks?.map(\.url), [url("b")])
         XCTAssertEqual(named.tasks?.first?.state, "paused")
         XCTAssertEqual(named.tasks?.first?.path, (folder as NSString).appendingPathComponent("b"))
-        let unnamed = ControlActions.perform(ControlRequest(command: .status, items: []), on: manager)
+        let unnamed = ControlActions.perform(ControlRequest(command: .status, items: []), on: SessionSaver(manager))
         let active = [url("a"), url("b")].filter { manager.state(of: $0)?.isActive == true }
         XCTAssertEqual(unnamed.tasks?.map(\.url), active)
         XCTAssertFalse(unnamed.tasks?.contains { $0.url == url("b") } ?? true)
@@ -179,7 +179,7 @@ final class ResumeAllOrderTests: XCTestCase {
             manager.add([url])
             now += 60
         }
-        let reply = ControlActions.perform(ControlRequest(command: .resume, urls: [], all: true), on: manager)
+        let reply = ControlActions.perform(ControlRequest(command: .resume, urls: [], all: true), on: SessionSaver(manager))
         XCTAssertEqual(engine.started, [urls[0]], "the free slot goes to the oldest")
         XCTAssertEqual(reply.lines, urls.map { "resumed " + $0 })
     }

@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 import TDLCore
 @testable import TDLSession
@@ -24,13 +25,13 @@ final class ControlServerTests: XCTestCase {
 
     func testARequestGoesThroughTheSocketAndTheReplyComesBack() throws {
         let server = try ControlServer(home: home, session: "s")
-        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [
-            DownloadRequest(url: self.url("a")), DownloadRequest(url: self.url("b")),
-        ]), home: self.home, session: "s") }
+        let client = Background { [home, a = url("a"), b = url("b")] in ControlClient.send(ControlRequest(command: .add, items: [
+            DownloadRequest(url: a), DownloadRequest(url: b),
+        ]), home: home, session: "s") }
         var requests: [ControlRequest.Command] = []
         let notes = serve(server, until: { client.isDone }) { request in
             requests.append(request.command)
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         guard case .answered(let reply)? = client.result else { return XCTFail("\(String(describing: client.result))") }
         XCTAssertEqual(reply.lines, ["added \(url("a"))", "added \(url("b"))"])
@@ -120,8 +121,8 @@ final class ControlServerTests: XCTestCase {
     func checkRefused(urlBytes: Int) throws {
         let server = try ControlServer(home: home, session: "s")
         let huge = "https://example.com/" + String(repeating: "a", count: urlBytes)
-        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: huge)]),
-                                                     home: self.home, session: "s") }
+        let client = Background { [home] in ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: huge)]),
+                                                               home: home, session: "s") }
         var handled = 0
         _ = serve(server, until: { client.isDone }) { _ in
             handled += 1
@@ -139,7 +140,7 @@ final class ControlServerTests: XCTestCase {
         let server = try ControlServer(home: home, session: "s")
         let long = "https://example.com/" + String(repeating: "b", count: 1 << 20)
         let items = (0 ..< 60).map { DownloadRequest(url: long + "/\($0)") }
-        let client = Background { ControlClient.send(ControlRequest(command: .status, items: items), home: self.home, session: "s") }
+        let client = Background { [home] in ControlClient.send(ControlRequest(command: .status, items: items), home: home, session: "s") }
         var asked = 0
         _ = serve(server, until: { client.isDone }) { request in
             asked = request.items.count
@@ -164,7 +165,7 @@ final class ControlServerTests: XCTestCase {
             if idle.count % 64 == 0 { _ = serve(server, until: { true }) { _ in ControlReply() } }
         }
         _ = serve(server, turns: 3) { _ in ControlReply() }
-        let client = Background { ControlClient.send(ControlRequest(command: .status, items: []), home: self.home, session: "s") }
+        let client = Background { [home] in ControlClient.send(ControlRequest(command: .status, items: []), home: home, session: "s") }
         var handled = 0
         _ = serve(server, until: { client.isDone }) { _ in
             handled += 1
@@ -190,7 +191,7 @@ final class ControlServerTests: XCTestCase {
         var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: false)
         handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
-        let client = Background { () -> Error? in
+        let client = Background { [handOver] () -> (any Error)? in
             do {
                 _ = try handOver.run(say: { line in said.change { $0.append(line) } })
                 return nil
@@ -202,7 +203,7 @@ final class ControlServerTests: XCTestCase {
         // The running tdl takes the URL, answers one status, then quits.
         _ = serve(server, until: { commands.count >= 3 || client.isDone }) { request in
             commands.append(request.command)
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         server.shutDown()
         _ = client.wait()
@@ -217,7 +218,7 @@ final class ControlServerTests: XCTestCase {
         var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: false)
         handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
-        let client = Background { try? handOver.run(say: { line in said.change { $0.append(line) } }) }
+        let client = Background { [handOver] in try? handOver.run(say: { line in said.change { $0.append(line) } }) }
         // Stands in for the running tdl's downloads: the task ends failed after its first status.
         var statuses = 0
         _ = serve(server, until: { client.isDone }) { request in
@@ -230,7 +231,7 @@ final class ControlServerTests: XCTestCase {
                     return reply
                 }
             }
-            return ControlActions.perform(request, on: self.manager)
+            return ControlActions.perform(request, on: SessionSaver(self.manager))
         }
         server.shutDown()
         XCTAssertEqual(client.result ?? nil, ExitStatus.downloadFailed)
@@ -265,20 +266,20 @@ final class ControlServerTests: XCTestCase {
 }
 
 /// A value shared between the test's thread and a client's.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func change(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+final class Locked<Value: Sendable>: Sendable {
+    /// Guards the value.
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value { stored.withLock { $0 } }
+    func change(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }
 
 /// A client running on its own thread, as another tdl process would.
-final class Background<Result>: @unchecked Sendable {
+final class Background<Result: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let box = Locked<Result?>(nil)
 
-    init(_ body: @escaping () -> Result) {
+    init(_ body: @escaping @Sendable () -> Result) {
         Thread { [box, done] in
             let result = body()
             box.change { $0 = result }

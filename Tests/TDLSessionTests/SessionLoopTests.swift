@@ -25,8 +25,8 @@ final class SessionLoopTests: XCTestCase {
         let server = try ControlServer(home: home, session: "s")
         defer { server.shutDown() }
         let loop = SessionLoop(manager: manager, control: server, timeoutMs: 20)
-        let client = Background { ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: self.url("a"))]),
-                                                     home: self.home, session: "s") }
+        let client = Background { [home, a = url("a")] in ControlClient.send(ControlRequest(command: .add, items: [DownloadRequest(url: a)]),
+                                                                        home: home, session: "s") }
         var notes: [String] = []
         let deadline = Date().addingTimeInterval(30)
         loop.run(while: { !client.isDone && Date() < deadline }) { turn in notes += turn.notes }
@@ -42,7 +42,7 @@ final class SessionLoopTests: XCTestCase {
         defer { server.shutDown() }
         let loop = SessionLoop(manager: manager, control: server, timeoutMs: 20)
         loop.handle = { request in ControlReply(lines: ["seen \(request.command.rawValue)"]) }
-        let client = Background { ControlClient.send(ControlRequest(command: .pause, items: []), home: self.home, session: "s") }
+        let client = Background { [home] in ControlClient.send(ControlRequest(command: .pause, items: []), home: home, session: "s") }
         let deadline = Date().addingTimeInterval(30)
         loop.run(while: { !client.isDone && Date() < deadline }) { _ in }
         guard case .answered(let reply)? = client.result else { return XCTFail("\(String(describing: client.result))") }
@@ -97,7 +97,7 @@ final class SessionLoopTests: XCTestCase {
         defer { server.shutDown() }
         var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: true)
         handOver.pollIntervalMs = 20
-        let client = Background { () -> Error? in
+        let client = Background { [handOver] () -> (any Error)? in
             do {
                 _ = try handOver.run(say: { _ in })
                 return nil
@@ -114,7 +114,7 @@ final class SessionLoopTests: XCTestCase {
                     // The hand-over is in its loop: Ctrl-C.
                     if statuses == 2 { raise(SIGINT) }
                 }
-                return ControlActions.perform(request, on: self.manager)
+                return ControlActions.perform(request, on: SessionSaver(self.manager))
             }
         }
         XCTAssertEqual((client.result ?? nil) as? HandOver.Stop, .interrupted)

@@ -2,7 +2,7 @@ import Foundation
 
 /// An FTP server (Debian's python3-pyftpdlib, Tests/Support/ftp_server.py) serving a folder
 /// of the test's own read-only to anonymous users on 127.0.0.1.
-public final class LoopbackFTP {
+public final class LoopbackFTP: Sendable {
     public let port: Int
     private let process: Process
     private let logPath: String

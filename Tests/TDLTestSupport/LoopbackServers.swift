@@ -1,7 +1,7 @@
 import Foundation
 
 /// nginx from Debian's packages, serving a folder of the test's own on 127.0.0.1.
-public final class LoopbackNginx {
+public final class LoopbackNginx: Sendable {
     public let port: Int
     public let root: String
     public let isTLS: Bool
@@ -97,7 +97,7 @@ public final class LoopbackNginx {
 }
 
 /// The project's own programmable fault server (Tests/Support/fault_server.py).
-public final class FaultServer {
+public final class FaultServer: Sendable {
     public let port: Int
     private let process: Process
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs programs for tests: the real tdl binary, nginx, tmux, the fault server.
 public enum Processes {
@@ -161,18 +162,18 @@ public enum Processes {
 }
 
 /// A value shared between threads.
-public final class Locked<T>: @unchecked Sendable {
-    private var value: T
-    private let lock = NSLock()
-    public init(_ value: T) { self.value = value }
-    public func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
-    public func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
+public final class Locked<T: Sendable>: Sendable {
+    /// Guards the value.
+    private let value: Mutex<T>
+    public init(_ value: T) { self.value = Mutex(value) }
+    public func get() -> T { value.withLock { $0 } }
+    public func set(_ newValue: T) { value.withLock { $0 = newValue } }
 }
 
 /// A fresh folder under /tmp, removed when the test object goes away, or at the latest when
 /// the test process exits: XCTest keeps every test case object, and a test class's static
 /// sites are never released (they hold files of up to 48 MB).
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ prefix: String = "tdl-test") {

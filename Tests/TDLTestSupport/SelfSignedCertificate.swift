@@ -2,7 +2,7 @@ import Foundation
 
 /// A throwaway certificate for 127.0.0.1 made with Debian's openssl. It is its own CA, so
 /// `certificatePath` is also the bundle a client trusts it with.
-public final class SelfSignedCertificate {
+public final class SelfSignedCertificate: Sendable {
     public let certificatePath: String
     public let keyPath: String
     private let folder = TemporaryDirectory("tdl-cert")

@@ -3,35 +3,28 @@ import Synchronization
 import XCTest
 @testable import TDLCore
 
-final class TaskNamesTests: XCTestCase {
+final class ListSnapshotTests: XCTestCase {
     /// A snapshot keeps the names it was taken with, whatever the manager does after.
     func testNamesAreTheManagersAtTheTimeTheyWereTaken() {
         let f = Fixture()
         let (a, b) = (f.add(["a.iso"])[0], f.add(["b.iso"])[0])
         f.manager.changeDisplayNameOfTask(b, to: "Bee")
-        let names = f.manager.taskNames
+        let names = f.manager.listSnapshot
         XCTAssertEqual(names.displayName(of: a), "a.iso")
         XCTAssertEqual(names.displayName(of: b), "Bee")
-        XCTAssertEqual(names.listRevision, f.manager.listRevision)
-        XCTAssertEqual(names.count, 2)
 
         f.engine.resolve(a, name: "renamed.iso", size: 10)
         let c = f.add(["c.iso"])[0]
         XCTAssertEqual(f.manager.displayName(of: a), "renamed.iso")
         XCTAssertEqual(names.displayName(of: a), "a.iso", "taken before the rename")
         XCTAssertNil(names.displayName(of: c), "taken before the add")
-        XCTAssertNotEqual(names.listRevision, f.manager.listRevision)
-        var bytes: [UInt8] = []
-        XCTAssertFalse(names.appendDisplayName(of: c, to: &bytes))
-        XCTAssertTrue(names.appendDisplayName(of: b, to: &bytes))
-        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "Bee")
     }
 
     /// Two threads read one snapshot while the manager's thread waits, as the screen's filter does.
     func testTwoThreadsReadOneSnapshot() {
         let f = Fixture(limit: 0)
         let urls = f.add((0 ..< 2_000).map { "file\($0).bin" })
-        let names = f.manager.taskNames
+        let names = f.manager.listSnapshot
         let found = Mutex([Int](repeating: 0, count: 2))
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             var count = 0
