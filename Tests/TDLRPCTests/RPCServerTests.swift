@@ -33,7 +33,7 @@ final class RPCServerTests: XCTestCase {
     }
 
     /// Runs `work` on another thread and turns the loop until it is done.
-    func whileServing<T>(timeout: Double = 10, _ work: @escaping () -> T) -> T? {
+    func whileServing<T: Sendable>(timeout: Double = 10, _ work: @escaping @Sendable () -> T) -> T? {
         let result = Locked<T?>(nil)
         let done = Locked(false)
         DispatchQueue.global().async {
