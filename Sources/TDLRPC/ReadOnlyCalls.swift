@@ -10,8 +10,7 @@ import TDLCore
 struct ReadOnlyCalls: Sendable {
     let board: StatusBoard
 
-    static let methods: Set<String> = ["aria2.tellStatus", "aria2.getFiles", "aria2.getUris", "aria2.getServers",
-                                       "aria2.tellActive", "aria2.getGlobalStat"]
+    static let methods = Aria2Method.readOnlyNames
 
     /// The answer to a request (a call, or a batch of calls), or nil when the loop must answer.
     func answer(request: JSON) -> JSON? {

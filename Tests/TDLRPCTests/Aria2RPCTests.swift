@@ -329,7 +329,10 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(raw("{not json")["error"]?["code"]?.integer, -32700)
         // An empty batch is answered with an empty one, as aria2 does (aria2tui sends one).
         XCTAssertEqual(raw("[]"), .array([]))
-        XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing","params":["token:s3cret"]}"#)["error"]?["code"]?.integer, -32601)
+        // An unknown method is aria2's error 1, named (aria2 never sends -32601).
+        let unknown = raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing","params":["token:s3cret"]}"#)["error"]
+        XCTAssertEqual(unknown?["code"]?.integer, 1)
+        XCTAssertEqual(unknown?["message"], "No such method: aria2.nothing")
         XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":7,"method":"aria2.nothing"}"#)["id"]?.integer, 7)
         XCTAssertEqual(raw(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion","params":{"a":1}}"#)["error"]?["code"]?.integer, -32602)
         XCTAssertEqual(f.errorMessage("aria2.getVersion"), "Unauthorized")
@@ -371,7 +374,8 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(results[1]["message"], "Unauthorized")
         XCTAssertEqual(results[2].array?.first?.array?.first?["gid"]?.string, Aria2Terms.gid(of: "http://127.0.0.1:1/m"))
         XCTAssertEqual(results[3]["code"]?.integer, 1)
-        XCTAssertEqual(results[4]["code"]?.integer, -32601)
+        XCTAssertEqual(results[4]["code"]?.integer, 1)
+        XCTAssertEqual(results[4]["message"], "No such method: aria2.nothing")
     }
 
     func testSessionMethodsAndShutdown() {

@@ -353,10 +353,10 @@ final class RPCServerTests: XCTestCase {
         let allowed = try XCTUnwrap(get("method=aria2.getVersion&id=1&params=\(base64(["token:pw"]))", headers: "Origin: http://ui.test:8080\r\n"))
         XCTAssertEqual(allowed.status, 200)
         XCTAssertEqual(allowed.headers["access-control-allow-origin"], "http://ui.test:8080")
-        // aria2's statuses: parse error 500, a method's error 400, an unknown method 404.
+        // aria2's statuses: parse error 500, a method's error 400, an unknown method 400 (its error 1).
         XCTAssertEqual(post("{oops")?.status, 500)
         XCTAssertEqual(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["token:pw","zz"]}"#)?.status, 400)
-        XCTAssertEqual(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing","params":["token:pw"]}"#)?.status, 404)
+        XCTAssertEqual(post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing","params":["token:pw"]}"#)?.status, 400)
         // An empty batch is answered with an empty one.
         let empty = try XCTUnwrap(post("[]"))
         XCTAssertEqual(empty.status, 200)

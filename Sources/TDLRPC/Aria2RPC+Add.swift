@@ -1,0 +1,61 @@
+import Foundation
+import TDLCore
+
+/// Adding a download, and its URIs.
+extension Aria2RPC {
+    func addUri(_ p: Params) throws -> JSON {
+        guard let uris = p.array(0)?.compactMap(\.string), uris.count == p.array(0)?.count else { throw p.wrong(0) }
+        guard !uris.isEmpty else { throw RPCFault(1, "URI is not provided.") }
+        guard Set(uris).count == 1 else {
+            throw RPCFault(1, "tdl takes one URI per download: add mirrors of a file as separate downloads")
+        }
+        try policy.check(uri: uris[0])
+        var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil)
+        if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
+        var position: Int?
+        if p.values.count > 2 {
+            guard let given = p.int(2) else { throw p.wrong(2) }
+            guard given >= 0 else { throw RPCFault(1, "Position must be greater than or equal to 0.") }
+            position = given
+        }
+        if let dir = options.directory {
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        let url = uris[0]
+        // aria2's pause=true: added waiting for an unpause, never started, so no start or pause
+        // is told (aria2 tells neither). A new task is added stopped, which aria2 calls paused.
+        let paused = p.values.count > 1 && p.values[1]["pause"]?.string == "true"
+        let startsNew = manager.downloadNewFileImmediately
+        if paused { manager.downloadNewFileImmediately = false }
+        let result = manager.add([DownloadRequest(url: url, options: options)])
+        manager.downloadNewFileImmediately = startsNew
+        if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
+        if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
+        let added = result.added.first ?? result.existing.first ?? url
+        if paused {
+            if result.added.isEmpty { manager.pauseTasks([added]) }
+        } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
+            // Asked for again: a task in the trash or a stopped one downloads again, as a new aria2 download would.
+            manager.resumeTasks([added], queueIfFull: true)
+        }
+        // One that started at once is not in the queue: there is nothing to place.
+        if let position, currentPartition().waiting.contains(added) {
+            move(added, to: position)
+        }
+        return .string(Aria2Terms.gid(of: added))
+    }
+
+    func changeUri(_ p: Params) throws -> JSON {
+        let (gid, url) = try task(p)
+        guard let fileIndex = p.int(1), let deleted = p.array(2)?.compactMap(\.string), let added = p.array(3)?.compactMap(\.string) else {
+            throw p.wrong(p.int(1) == nil ? 1 : p.array(2) == nil ? 2 : 3)
+        }
+        guard fileIndex == 1 else { throw RPCFault(1, "GID#\(gid) has one file (index 1)") }
+        let removes = deleted.filter { $0 == url }.count
+        let keeps = added.filter { $0 == url }.count
+        guard Set(added).subtracting([url]).isEmpty, removes == keeps || removes == 0 else {
+            throw RPCFault(1, "a tdl download has one URI, its identity: add the other URI as a download of its own")
+        }
+        return [.number(Double(removes)), .number(Double(keeps > 0 && removes > 0 ? keeps : 0))]
+    }
+}
