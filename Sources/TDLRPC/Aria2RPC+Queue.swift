@@ -5,7 +5,11 @@ import TDLCore
 extension Aria2RPC {
     func remove(_ p: Params) throws -> JSON {
         let (gid, url) = try task(p)
-        guard manager.task(url)?.deletedAt == nil else { throw RPCFault(1, "Active Download not found for GID#\(gid)") }
+        // As aria2: only a download in a queue (active, waiting, paused) is removed; a stopped
+        // one's result is removed with removeDownloadResult.
+        guard [.active, .waiting, .paused].contains(try status(url)) else {
+            throw RPCFault(1, "Active Download not found for GID#\(gid)")
+        }
         manager.deleteTasks([url])
         guard manager.task(url).map({ $0.deletedAt != nil }) ?? true else {
             throw RPCFault(1, "GID#\(gid) cannot be removed now: its file is being made durable")

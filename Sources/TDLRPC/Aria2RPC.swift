@@ -280,6 +280,9 @@ public final class Aria2RPC {
     /// download's part file goes).
     func forget(_ urls: [String]) {
         guard !urls.isEmpty else { return }
+        publisher.forgottenStopped += urls.filter { url in
+            manager.task(url).map { [.complete, .error, .removed].contains(Aria2Terms.status(of: $0)) } ?? false
+        }.count
         let listed = urls.filter { manager.task($0)?.deletedAt == nil }
         if !listed.isEmpty { manager.deleteTasks(listed) }
         manager.cleanupToDeleteTasks(urls)

@@ -33,7 +33,8 @@ enum Aria2Structs {
             add("errorCode", .string(String(Aria2Terms.errorCode(of: reason))))
             add("errorMessage", .string(reason.message))
         } else if status == .complete || status == .removed {
-            add("errorCode", "0")
+            // aria2's result codes: 0 finished, 31 removed by the user.
+            add("errorCode", status == .removed ? "31" : "0")
             add("errorMessage", "")
         }
         add("dir", .string(task.directory))
@@ -62,6 +63,6 @@ enum Aria2Structs {
     static func globalStat(_ totals: StatusBoard.Totals) -> JSON {
         ["downloadSpeed": .string(String(totals.downloadSpeed)), "uploadSpeed": "0",
          "numActive": .string(String(totals.active)), "numWaiting": .string(String(totals.waiting)),
-         "numStopped": .string(String(totals.stopped)), "numStoppedTotal": .string(String(totals.stopped))]
+         "numStopped": .string(String(totals.stopped)), "numStoppedTotal": .string(String(totals.stoppedTotal))]
     }
 }

@@ -17,6 +17,8 @@ final class StatusBoard: Sendable {
         var active = 0
         var waiting = 0
         var stopped = 0
+        /// Stopped in this run, those whose results were since removed too (aria2's numStoppedTotal).
+        var stoppedTotal = 0
         /// Connections of a download that names none.
         var defaultConnections = 1
     }

@@ -52,4 +52,25 @@ final class Aria2MethodTests: XCTestCase {
         XCTAssertEqual(f.errorMessage("aria2.tellStatus", [""]), "Invalid GID ")
         XCTAssertEqual(f.errorMessage("aria2.tellStatus", ["0123456789abcdef0"]), "Invalid GID 0123456789abcdef0")
     }
+
+    /// numStoppedTotal counts downloads stopped in this run whose results were removed since,
+    /// as aria2's does; numStopped only those still listed.
+    func testNumStoppedTotalKeepsCountingRemovedResults() {
+        let f = RPCFixture()
+        let a = f.add("http://127.0.0.1:1/total-a")
+        _ = f.add("http://127.0.0.1:1/total-b")
+        let path = (f.folder as NSString).appendingPathComponent("total-a")
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 1)))
+        f.engine.finish("http://127.0.0.1:1/total-a", path: path, size: 1)
+        f.engine.fail("http://127.0.0.1:1/total-b", .timeout)
+        func stat() -> [String?] {
+            let s = f.result("aria2.getGlobalStat")
+            return [s["numStopped"]?.string, s["numStoppedTotal"]?.string]
+        }
+        XCTAssertEqual(stat(), ["2", "2"])
+        XCTAssertEqual(f.result("aria2.removeDownloadResult", [.string(a)]), "OK")
+        XCTAssertEqual(stat(), ["1", "2"])
+        XCTAssertEqual(f.result("aria2.purgeDownloadResult"), "OK")
+        XCTAssertEqual(stat(), ["0", "2"])
+    }
 }

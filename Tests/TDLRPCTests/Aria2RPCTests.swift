@@ -149,10 +149,17 @@ final class Aria2RPCTests: XCTestCase {
         XCTAssertEqual(failed["status"], "error")
         XCTAssertEqual(failed["errorCode"], "3")
         XCTAssertEqual(failed["errorMessage"], "404 Not Found")
+        // A stopped download is not removed, as in aria2 (its result is, by removeDownloadResult).
+        XCTAssertEqual(f.errorMessage("aria2.remove", [.string(b)]), "Active Download not found for GID#\(b)")
+        XCTAssertEqual(f.errorMessage("aria2.forceRemove", [.string(a)]), "Active Download not found for GID#\(a)")
+        XCTAssertEqual(f.status(a), "complete")
+        f.manager.resumeTasks(["http://127.0.0.1:1/b.bin"])
         XCTAssertEqual(f.result("aria2.remove", [.string(b)]).string, b)
-        XCTAssertEqual(f.status(b), "removed")
+        let removed = f.result("aria2.tellStatus", [.string(b)])
+        XCTAssertEqual(removed["status"], "removed")
+        XCTAssertEqual(removed["errorCode"], "31", "aria2's code of a download the user removed")
         XCTAssertNotNil(f.manager.task("http://127.0.0.1:1/b.bin")?.deletedAt, "remove moves to the trash")
-        XCTAssertEqual(f.errorCode("aria2.remove", [.string(b)]), 1)
+        XCTAssertEqual(f.errorMessage("aria2.remove", [.string(b)]), "Active Download not found for GID#\(b)")
         XCTAssertEqual(f.result("aria2.getGlobalStat")["numStopped"], "2")
     }
 
@@ -399,10 +406,11 @@ final class Aria2RPCTests: XCTestCase {
         f.engine.finish("http://127.0.0.1:1/n1", path: path, size: 1)
         _ = f.result("aria2.unpause", [.string(b)])
         f.engine.fail("http://127.0.0.1:1/n2", .timeout)
+        f.manager.resumeTasks(["http://127.0.0.1:1/n2"])
         _ = f.result("aria2.remove", [.string(b)])
         let told = f.notifications.map { "\($0.method.dropFirst(6)) \($0.gid == a ? "a" : "b")" }
         XCTAssertEqual(told, ["onDownloadStart a", "onDownloadPause b", "onDownloadComplete a", "onDownloadStart b",
-                              "onDownloadError b", "onDownloadStop b"])
+                              "onDownloadError b", "onDownloadStart b", "onDownloadStop b"])
         XCTAssertEqual(f.notifications.first?.message.text,
                        #"{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"\#(a)"}]}"#)
     }
