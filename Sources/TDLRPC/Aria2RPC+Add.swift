@@ -10,7 +10,8 @@ extension Aria2RPC {
             throw RPCFault(1, "tdl takes one URI per download: add mirrors of a file as separate downloads")
         }
         try policy.check(uri: uris[0])
-        var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil)
+        var kept: [String: String] = [:]
+        var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil, kept: &kept)
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
         var position: Int?
         if p.values.count > 2 {
@@ -32,6 +33,7 @@ extension Aria2RPC {
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
         if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
         let added = result.added.first ?? result.existing.first ?? url
+        if !kept.isEmpty { keptOptions[added, default: [:]].merge(kept) { $1 } }
         if paused {
             if result.added.isEmpty { manager.pauseTasks([added]) }
         } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {

@@ -3,8 +3,9 @@ import TDLCore
 
 /// aria2's options: of a download (given at its add or changed later) and of the session.
 extension Aria2RPC {
-    /// aria2's options a download takes, as `DownloadOptions`.
-    func downloadOptions(from given: JSON?) throws -> DownloadOptions {
+    /// aria2's options a download takes, as `DownloadOptions`; aria2's options tdl has no
+    /// setting for go to `kept`, as given.
+    func downloadOptions(from given: JSON?, kept: inout [String: String]) throws -> DownloadOptions {
         var options = DownloadOptions()
         guard let given else { return options }
         guard let pairs = given.object else { throw RPCFault(1, "The parameter at 1 has wrong type.") }
@@ -36,9 +37,14 @@ extension Aria2RPC {
                     throw RPCFault(1, "checksum must look like sha-256=HEX (md5, sha-1, sha-256, sha-512)")
                 }
                 options.checksum = checksum
-            case "split", "max-connection-per-server":
-                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
+            case "split":
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "split must be between 1 and 32") }
                 options.connections = n
+                kept[name] = text
+            case "max-connection-per-server":
+                // Kept as given, and a cap on the connections, as aria2's is (one server).
+                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "max-connection-per-server must be between 1 and 16") }
+                kept[name] = text
             case "max-download-limit":
                 options.rateLimit = try Self.rate(text, for: name)
             case "header":
@@ -49,13 +55,15 @@ extension Aria2RPC {
                 if name == "referer" { options.referer = text } else { options.userAgent = text }
             case "pause":
                 guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
-            case "gid", "continue", "allow-overwrite", "auto-file-renaming", "remote-time", "check-integrity",
-                 "always-resume", "min-split-size", "max-tries", "retry-wait", "timeout", "connect-timeout", "lowest-speed-limit":
-                // Settings tdl decides itself (resuming, naming, retries), which a front end sends by habit.
-                continue
             default:
-                throw RPCFault(1, "tdl does not know the option '\(name)'")
+                // Settings tdl decides itself (resuming, naming, retries, BitTorrent's) are kept
+                // and answered back; a name aria2 does not know is refused.
+                guard Aria2OptionNames.all.contains(name) else { throw RPCFault(1, "tdl does not know the option '\(name)'") }
+                kept[name] = text
             }
+        }
+        if let cap = kept["max-connection-per-server"].flatMap(Int.init) {
+            options.connections = min(options.connections ?? manager.settings.connectionsPerDownload, cap)
         }
         return options
     }
@@ -63,19 +71,23 @@ extension Aria2RPC {
     func options(of url: String) -> JSON {
         guard let task = manager.task(url) else { return .object([]) }
         var pairs: [(String, JSON)] = [("dir", .string(task.directory)), ("out", .string(task.fileName))]
-        pairs.append(("split", .string(String(task.options.connections ?? manager.settings.connectionsPerDownload))))
+        pairs.append(("split", .string(keptOptions[url]?["split"] ?? String(task.options.connections ?? manager.settings.connectionsPerDownload))))
         pairs.append(("max-download-limit", .string(String(task.options.rateLimit ?? 0))))
         if let checksum = task.options.checksum {
             let aria2Name = ["md5": "md5", "sha1": "sha-1", "sha256": "sha-256", "sha512": "sha-512"][checksum.algorithm.rawValue] ?? checksum.algorithm.rawValue
             pairs.append(("checksum", .string("\(aria2Name)=\(checksum.hex)")))
         }
+        let named = Set(pairs.map(\.0))
+        pairs += (keptOptions[url] ?? [:]).filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
         return .object(pairs)
     }
 
     func changeOption(_ p: Params) throws -> JSON {
         let (_, url) = try task(p)
         guard p.values.count > 1 else { throw p.wrong(1) }
-        let options = try downloadOptions(from: p.values[1])
+        var kept: [String: String] = [:]
+        let options = try downloadOptions(from: p.values[1], kept: &kept)
+        keptOptions[url, default: [:]].merge(kept) { $1 }
         if let rate = options.rateLimit { manager.setRateLimit(rate, forTasks: [url]) }
         var asked = options
         asked.rateLimit = nil
@@ -91,17 +103,21 @@ extension Aria2RPC {
 
     func globalOptions() -> JSON {
         let settings = manager.settings
-        return ["dir": .string(manager.downloadDirectory),
+        let applied: JSON = ["dir": .string(manager.downloadDirectory),
                 "max-concurrent-downloads": .string(String(max(0, settings.maxDownloadCount))),
                 "max-overall-download-limit": .string(String(settings.globalRateLimit ?? 0)),
                 "max-download-limit": .string(String(defaultRateLimit ?? 0)),
                 "split": .string(String(settings.connectionsPerDownload)),
-                "max-connection-per-server": .string(String(settings.connectionsPerDownload)),
+                "max-connection-per-server": .string(keptGlobalOptions["max-connection-per-server"] ?? "1"),
                 "max-tries": .string(String(settings.maxRetries + 1)),
                 "continue": "true",
                 "enable-rpc": "true",
                 "rpc-listen-port": .string(String(listenPort)),
                 "rpc-listen-all": listenAll ? "true" : "false"]
+        guard case .object(var pairs) = applied else { return applied }
+        let named = Set(pairs.map(\.0))
+        pairs += keptGlobalOptions.filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
+        return .object(pairs)
     }
 
     func changeGlobalOption(_ p: Params) throws -> JSON {
@@ -127,11 +143,19 @@ extension Aria2RPC {
                 let path = try policy.folder(text)
                 if let problem = manager.folderProblem(path) { throw RPCFault(1, problem) }
                 changes.append { self.manager.setDownloadDirectory(path) }
-            case "split", "max-connection-per-server":
-                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "\(name) must be between 1 and 32") }
+            case "split":
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "split must be between 1 and 32") }
                 changes.append { self.manager.setConnectionsPerDownload(n) }
+            case "max-connection-per-server":
+                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "max-connection-per-server must be between 1 and 16") }
+                changes.append { self.keptGlobalOptions[name] = text }
             default:
-                throw RPCFault(1, "tdl cannot change the option '\(name)' while running")
+                // The server's own options are the command line's; other names aria2 knows are
+                // kept as given and answered back.
+                guard Aria2OptionNames.all.contains(name), !name.hasPrefix("rpc-"), name != "enable-rpc" else {
+                    throw RPCFault(1, "tdl cannot change the option '\(name)' while running")
+                }
+                changes.append { self.keptGlobalOptions[name] = text }
             }
         }
         for change in changes { change() }

@@ -29,6 +29,11 @@ public final class Aria2RPC {
     /// The `max-download-limit` given to `changeGlobalOption`: new downloads of this run get it.
     public internal(set) var defaultRateLimit: Int64?
 
+    /// aria2's options tdl has no setting for, as a caller gave them (by URL, and the session's):
+    /// answered back by getOption and getGlobalOption, for this run.
+    var keptOptions: [String: [String: String]] = [:]
+    var keptGlobalOptions: [String: String] = [:]
+
     /// One per run, as aria2's is.
     let sessionID: String
     private var observer: Int?
@@ -280,6 +285,7 @@ public final class Aria2RPC {
     /// download's part file goes).
     func forget(_ urls: [String]) {
         guard !urls.isEmpty else { return }
+        for url in urls { keptOptions[url] = nil }
         publisher.forgottenStopped += urls.filter { url in
             manager.task(url).map { [.complete, .error, .removed].contains(Aria2Terms.status(of: $0)) } ?? false
         }.count
