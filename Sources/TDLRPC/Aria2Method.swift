@@ -35,7 +35,7 @@ struct Aria2Method: Sendable {
             try rpc.statusStruct(of: rpc.task(p).url, keys: rpc.keys(p, at: 1))
         },
         Aria2Method("aria2.getUris", readsOnly: true, "gid") { rpc, p in
-            .array([Aria2Structs.uri(try rpc.task(p).url)])
+            try rpc.manager.task(rpc.task(p).url).map(Aria2Structs.uris) ?? .array([])
         },
         Aria2Method("aria2.getFiles", readsOnly: true, "gid") { rpc, p in
             rpc.statusStruct(of: try rpc.task(p).url, keys: ["files"])["files"] ?? .array([])

@@ -6,12 +6,14 @@ extension Aria2RPC {
     func addUri(_ p: Params) throws -> JSON {
         guard let uris = p.array(0)?.compactMap(\.string), uris.count == p.array(0)?.count else { throw p.wrong(0) }
         guard !uris.isEmpty else { throw RPCFault(1, "URI is not provided.") }
-        guard Set(uris).count == 1 else {
-            throw RPCFault(1, "tdl takes one URI per download: add mirrors of a file as separate downloads")
-        }
-        try policy.check(uri: uris[0])
+        // One download: the first URI is its identity (and GID), the others its mirrors, as
+        // aria2 takes several URIs of one file.
+        var seen = Set<String>()
+        let unique = uris.filter { seen.insert($0).inserted }
+        for uri in unique { try policy.check(uri: uri) }
         var kept: [String: String] = [:]
         var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil, kept: &kept)
+        if unique.count > 1 { options.mirrors = Array(unique.dropFirst()) }
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
         var position: Int?
         if p.values.count > 2 {
@@ -53,11 +55,30 @@ extension Aria2RPC {
             throw p.wrong(p.int(1) == nil ? 1 : p.array(2) == nil ? 2 : 3)
         }
         guard fileIndex == 1 else { throw RPCFault(1, "GID#\(gid) has one file (index 1)") }
-        let removes = deleted.filter { $0 == url }.count
-        let keeps = added.filter { $0 == url }.count
-        guard Set(added).subtracting([url]).isEmpty, removes == keeps || removes == 0 else {
-            throw RPCFault(1, "a tdl download has one URI, its identity: add the other URI as a download of its own")
+        var position: Int?
+        if p.values.count > 4 {
+            guard let given = p.int(4), given >= 0 else { throw p.wrong(4) }
+            position = given
         }
-        return [.number(Double(removes)), .number(Double(keeps > 0 && removes > 0 ? keeps : 0))]
+        // The mirrors are aria2's remaining URIs; the first URI, the download's identity, is
+        // in use and stays, as a URI in use stays in aria2.
+        var mirrors = manager.task(url)?.options.mirrors ?? []
+        var removed = 0
+        for uri in deleted {
+            if let i = mirrors.firstIndex(of: uri) {
+                mirrors.remove(at: i)
+                removed += 1
+            }
+        }
+        let fresh = added.filter { $0 != url && !mirrors.contains($0) }
+        for uri in fresh { try policy.check(uri: uri) }
+        var unique: [String] = []
+        for uri in fresh where !unique.contains(uri) { unique.append(uri) }
+        mirrors.insert(contentsOf: unique, at: min(position ?? mirrors.count, mirrors.count))
+        if removed > 0 || !unique.isEmpty {
+            let result = manager.add([DownloadRequest(url: url, options: DownloadOptions(mirrors: mirrors))])
+            if let problem = result.notApplied.first ?? result.rejected.first { throw RPCFault(1, problem.reason) }
+        }
+        return [.number(Double(removed)), .number(Double(unique.count))]
     }
 }

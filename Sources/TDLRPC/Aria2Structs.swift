@@ -39,7 +39,7 @@ enum Aria2Structs {
         }
         add("dir", .string(task.directory))
         add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
-                       "completedLength": string(completed), "selected": "true", "uris": [uri(url)]]])
+                       "completedLength": string(completed), "selected": "true", "uris": uris(of: task)]])
         return .object(fields)
     }
 
@@ -51,6 +51,9 @@ enum Aria2Structs {
     /// A URL as answers show it: a password in it is "***", as on the screen. A page that
     /// learnt the secret still does not learn the passwords; the GID names the download.
     static func uri(_ url: String) -> JSON { ["uri": .string(URLCheck.withoutPassword(url)), "status": "used"] }
+
+    /// `getUris`: the download's URL, then its mirrors (any connection may use each).
+    static func uris(of task: DownloadTask) -> JSON { .array(([task.url] + (task.options.mirrors ?? [])).map(uri)) }
 
     /// `getServers` of an active download.
     static func servers(of task: DownloadTask, speed: Int64) -> JSON {

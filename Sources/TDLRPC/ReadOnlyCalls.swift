@@ -65,7 +65,7 @@ struct ReadOnlyCalls: Sendable {
         case "aria2.getFiles":
             return Aria2Structs.files(of: entry.task, activity: entry.activity, defaultConnections: entry.defaultConnections)
         case "aria2.getUris":
-            return .array([Aria2Structs.uri(entry.task.url)])
+            return Aria2Structs.uris(of: entry.task)
         case "aria2.getServers":
             guard Aria2Terms.status(of: entry.task) == .active else { return nil }
             return Aria2Structs.servers(of: entry.task, speed: entry.activity?.speed ?? 0)
