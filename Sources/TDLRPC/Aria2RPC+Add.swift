@@ -30,6 +30,12 @@ extension Aria2RPC {
         let paused = p.values.count > 1 && p.values[1]["pause"]?.string == "true"
         let startsNew = manager.downloadNewFileImmediately
         if paused { manager.downloadNewFileImmediately = false }
+        if manager.task(url)?.state == .finished {
+            // A finished file keeps its name and folder: aria2 would make a new download, never
+            // move an old one's file.
+            options.fileName = nil
+            options.directory = nil
+        }
         let result = manager.add([DownloadRequest(url: url, options: options)])
         manager.downloadNewFileImmediately = startsNew
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }

@@ -73,4 +73,20 @@ final class Aria2MethodTests: XCTestCase {
         XCTAssertEqual(f.result("aria2.purgeDownloadResult"), "OK")
         XCTAssertEqual(stat(), ["0", "2"])
     }
+
+    /// Adding a finished download's URL again with another `out` or `dir` never renames or
+    /// moves its file.
+    func testAReAddNeverRenamesAFinishedFile() {
+        let f = RPCFixture()
+        let url = "http://127.0.0.1:1/kept-name.bin"
+        let gid = f.add(url)
+        let path = (f.folder as NSString).appendingPathComponent("kept-name.bin")
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 3)))
+        f.engine.finish(url, path: path, size: 3)
+        XCTAssertEqual(f.status(gid), "complete")
+        XCTAssertEqual(f.add(url, ["out": "other.bin"]), gid)
+        XCTAssertEqual(f.manager.task(url)?.fileName, "kept-name.bin")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: (f.folder as NSString).appendingPathComponent("other.bin")))
+    }
 }
