@@ -44,8 +44,7 @@ let package = Package(
         .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
         .target(name: "TDLSession", dependencies: ["TDLCore"]),
         // aria2's JSON-RPC: the method table over the manager, and its HTTP/WebSocket server.
-        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")],
-                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
             name: "tdl",
             dependencies: [
@@ -60,7 +59,7 @@ let package = Package(
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TDLSessionTests", dependencies: ["TDLSession", "TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"], swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "TDLRPCTests", dependencies: ["TDLRPC", "TDLCore", "TDLTestSupport"]),
         .testTarget(name: "TDLTerminalTests", dependencies: ["TDLTerminal", "TDLCore"]),
         .testTarget(name: "TDLBenchmarksTests", dependencies: ["TDLBenchmarks", "TDLStore"]),
         .testTarget(name: "TDLTransferTests", dependencies: ["TDLTransfer", "TDLCore", "TDLTestSupport"]),

@@ -4,8 +4,9 @@
 #   scripts/install-deps.sh --test  also what the tests start and use: nginx (HTTP and HTTPS with an
 #                                   openssl-made certificate), an FTP server (pyftpdlib), tmux,
 #                                   strace (to inject system-call failures), time (peak memory),
-#                                   chromium (a real browser calling the JSON-RPC from a web page)
-#   scripts/install-deps.sh --bench also the peers the benchmark times: wget, aria2
+#                                   chromium (a real browser calling the JSON-RPC from a web page),
+#                                   aria2 (aria2c, which the JSON-RPC tests compare tdl's answers with)
+#   scripts/install-deps.sh --bench also the peers the benchmark times: wget
 #   scripts/install-deps.sh --aria2p  only aria2p (from PyPI, in .build/aria2p, a venv of its own),
 #                                   the aria2 front end the JSON-RPC tests drive; --test does it too
 set -euo pipefail
@@ -32,10 +33,10 @@ if [ "${1:-}" = "--aria2p" ]; then
 fi
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
-  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium)
+  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium aria2)
 fi
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wget aria2)
+  packages+=(wget)
 fi
 missing=()
 for p in "${packages[@]}"; do

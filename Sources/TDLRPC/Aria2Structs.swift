@@ -33,12 +33,13 @@ enum Aria2Structs {
             add("errorCode", .string(String(Aria2Terms.errorCode(of: reason))))
             add("errorMessage", .string(reason.message))
         } else if status == .complete || status == .removed {
-            add("errorCode", "0")
+            // aria2's result codes: 0 finished, 31 removed by the user.
+            add("errorCode", status == .removed ? "31" : "0")
             add("errorMessage", "")
         }
         add("dir", .string(task.directory))
         add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
-                       "completedLength": string(completed), "selected": "true", "uris": [uri(url)]]])
+                       "completedLength": string(completed), "selected": "true", "uris": uris(of: task)]])
         return .object(fields)
     }
 
@@ -51,6 +52,9 @@ enum Aria2Structs {
     /// learnt the secret still does not learn the passwords; the GID names the download.
     static func uri(_ url: String) -> JSON { ["uri": .string(URLCheck.withoutPassword(url)), "status": "used"] }
 
+    /// `getUris`: the download's URL, then its mirrors (any connection may use each).
+    static func uris(of task: DownloadTask) -> JSON { .array(([task.url] + (task.options.mirrors ?? [])).map(uri)) }
+
     /// `getServers` of an active download.
     static func servers(of task: DownloadTask, speed: Int64) -> JSON {
         [["index": "1", "servers": [["uri": .string(URLCheck.withoutPassword(task.url)),
@@ -62,6 +66,6 @@ enum Aria2Structs {
     static func globalStat(_ totals: StatusBoard.Totals) -> JSON {
         ["downloadSpeed": .string(String(totals.downloadSpeed)), "uploadSpeed": "0",
          "numActive": .string(String(totals.active)), "numWaiting": .string(String(totals.waiting)),
-         "numStopped": .string(String(totals.stopped)), "numStoppedTotal": .string(String(totals.stopped))]
+         "numStopped": .string(String(totals.stopped)), "numStoppedTotal": .string(String(totals.stoppedTotal))]
     }
 }

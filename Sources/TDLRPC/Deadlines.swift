@@ -1,6 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,8 +16,9 @@ import Glibc
 /// (state kept by address and port once closed a reused port's split request unanswered), and
 /// the table holds at most one entry per descriptor. A handler knows only the peer's address,
 /// so the peer names its connection while that connection lives.
-final class Deadlines: @unchecked Sendable {
-    enum Phase: Equatable {
+/// `state` is the only mutable part; its mutex guards it, taken by every method for its whole run.
+final class Deadlines: Sendable {
+    enum Phase: Equatable, Sendable {
         case idle(until: Date)
         case request(until: Date)
         case exempt
@@ -28,12 +30,20 @@ final class Deadlines: @unchecked Sendable {
         var phase: Phase
     }
 
-    private let lock = NSLock()
-    private var byDescriptor: [Int32: Connection] = [:]
-    private var descriptorOfPeer: [String: Int32] = [:]
-    /// Connections answered (or upgraded) before they ever waited, their request read at once:
-    /// the phase their first wait takes, if it comes within seconds.
-    private var pending: [String: (phase: Phase, at: Date)] = [:]
+    private struct State {
+        var byDescriptor: [Int32: Connection] = [:]
+        var descriptorOfPeer: [String: Int32] = [:]
+        /// Connections answered (or upgraded) before they ever waited, their request read at once:
+        /// the phase their first wait takes, if it comes within seconds.
+        var pending: [String: (phase: Phase, at: Date)] = [:]
+
+        mutating func forget(_ descriptor: Int32) {
+            guard let old = byDescriptor.removeValue(forKey: descriptor) else { return }
+            if descriptorOfPeer[old.peer] == descriptor { descriptorOfPeer[old.peer] = nil }
+        }
+    }
+
+    private let state = Mutex(State())
     let seconds: Double
     let idleSeconds: Double
 
@@ -54,31 +64,36 @@ final class Deadlines: @unchecked Sendable {
 
     /// The phase of the connection on `descriptor` about to wait for bytes.
     func phase(descriptor: Int32, inode: UInt64, peer: String) -> Phase {
-        lock.lock(); defer { lock.unlock() }
-        if let known = byDescriptor[descriptor], known.inode == inode { return known.phase }
-        forget(descriptor)
-        // A new connection's first request may already be partly read (its bytes came before
-        // the first wait), so its clock runs from this first wait.
-        var phase: Phase = .request(until: Date().addingTimeInterval(seconds))
-        if let early = pending.removeValue(forKey: peer), -early.at.timeIntervalSinceNow < 5 { phase = early.phase }
-        let fresh = Connection(inode: inode, peer: peer, phase: phase)
-        byDescriptor[descriptor] = fresh
-        descriptorOfPeer[peer] = descriptor
-        return fresh.phase
+        let seconds = self.seconds
+        return state.withLock { s in
+            if let known = s.byDescriptor[descriptor], known.inode == inode { return known.phase }
+            s.forget(descriptor)
+            // A new connection's first request may already be partly read (its bytes came before
+            // the first wait), so its clock runs from this first wait.
+            var phase: Phase = .request(until: Date().addingTimeInterval(seconds))
+            if let early = s.pending.removeValue(forKey: peer), -early.at.timeIntervalSinceNow < 5 { phase = early.phase }
+            let fresh = Connection(inode: inode, peer: peer, phase: phase)
+            s.byDescriptor[descriptor] = fresh
+            s.descriptorOfPeer[peer] = descriptor
+            return fresh.phase
+        }
     }
 
     /// Bytes arrived: an idle connection has begun a request, whose clock starts now.
     func bytesArrived(descriptor: Int32, inode: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        guard var known = byDescriptor[descriptor], known.inode == inode, case .idle = known.phase else { return }
-        known.phase = .request(until: Date().addingTimeInterval(seconds))
-        byDescriptor[descriptor] = known
+        let seconds = self.seconds
+        state.withLock { s in
+            guard var known = s.byDescriptor[descriptor], known.inode == inode, case .idle = known.phase else { return }
+            known.phase = .request(until: Date().addingTimeInterval(seconds))
+            s.byDescriptor[descriptor] = known
+        }
     }
 
     /// The wait ran out: the connection is being closed.
     func expired(descriptor: Int32, inode: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        if byDescriptor[descriptor]?.inode == inode { forget(descriptor) }
+        state.withLock { s in
+            if s.byDescriptor[descriptor]?.inode == inode { s.forget(descriptor) }
+        }
     }
 
     /// The peer's request is answered: its connection waits for the next one.
@@ -91,18 +106,19 @@ final class Deadlines: @unchecked Sendable {
 
     private func set(_ address: HTTPRequest.Address?, _ phase: Phase) {
         guard let peer = Self.key(address) else { return }
-        lock.lock(); defer { lock.unlock() }
-        // The peer's entry may be of its closed connection (a reused port): live only while its
-        // descriptor is still that socket.
-        guard let descriptor = descriptorOfPeer[peer], let known = byDescriptor[descriptor], known.peer == peer,
-              Self.inode(of: descriptor) == known.inode else {
-            // Answered and closed at once (a client that makes one call a connection): such
-            // entries are never taken, so they go once stale.
-            if pending.count > 1_024 { pending = pending.filter { -$0.value.at.timeIntervalSinceNow < 5 } }
-            pending[peer] = (phase, Date())
-            return
+        state.withLock { s in
+            // The peer's entry may be of its closed connection (a reused port): live only while its
+            // descriptor is still that socket.
+            guard let descriptor = s.descriptorOfPeer[peer], let known = s.byDescriptor[descriptor], known.peer == peer,
+                  Self.inode(of: descriptor) == known.inode else {
+                // Answered and closed at once (a client that makes one call a connection): such
+                // entries are never taken, so they go once stale.
+                if s.pending.count > 1_024 { s.pending = s.pending.filter { -$0.value.at.timeIntervalSinceNow < 5 } }
+                s.pending[peer] = (phase, Date())
+                return
+            }
+            s.byDescriptor[descriptor]?.phase = phase
         }
-        byDescriptor[descriptor]?.phase = phase
     }
 
     static func inode(of descriptor: Int32) -> UInt64? {
@@ -110,15 +126,9 @@ final class Deadlines: @unchecked Sendable {
         return fstat(descriptor, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 
-    private func forget(_ descriptor: Int32) {
-        guard let old = byDescriptor.removeValue(forKey: descriptor) else { return }
-        if descriptorOfPeer[old.peer] == descriptor { descriptorOfPeer[old.peer] = nil }
-    }
-
     /// How many connections are tracked (at most one per descriptor).
     var count: Int {
-        lock.lock(); defer { lock.unlock() }
-        return byDescriptor.count
+        state.withLock { $0.byDescriptor.count }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -9,13 +10,19 @@ import Glibc
 /// (`runJobs`), so they may use the manager; the threads that post never touch it. A loop
 /// busy with transfers does not look at the pipe until their turn ends: `wake` (the engine's
 /// `wakeUp`) ends that turn early.
-public final class LoopInbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var jobs: [() -> Void] = []
-    private var signalled = false
+///
+/// The jobs are `@Sendable`: what they use of the loop's objects travels in a `LoopBound`.
+public final class LoopInbox: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        /// A byte is in the pipe.
+        var signalled = false
+    }
+
+    /// Guards the queue and the pipe's byte: posting and taking are each one locked step.
+    private let state = Mutex(State())
     private let readFD: Int32
     private let writeFD: Int32
-    private var closed = false
     private let wake: @Sendable () -> Void
 
     public init(wake: @escaping @Sendable () -> Void = {}) throws {
@@ -39,47 +46,42 @@ public final class LoopInbox: @unchecked Sendable {
     public var watched: WatchedFD { .reading(readFD) }
 
     /// From any thread: `job` runs on the loop's next turn.
-    public func post(_ job: @escaping () -> Void) {
-        lock.lock()
-        jobs.append(job)
-        let first = !signalled
-        if first {
-            signalled = true
+    public func post(_ job: @escaping @Sendable () -> Void) {
+        let writeFD = self.writeFD
+        let first = state.withLock { s in
+            s.jobs.append(job)
+            guard !s.signalled else { return false }
+            s.signalled = true
             var byte: UInt8 = 1
             _ = write(writeFD, &byte, 1)
+            return true
         }
-        lock.unlock()
         if first { wake() }
     }
 
     /// From an async context: runs `work` on the loop and returns its result.
-    func ask<T>(_ work: @escaping () -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedBox<T>, Never>) in
-            post { continuation.resume(returning: UncheckedBox(work())) }
-        }.value
+    func ask<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            post { continuation.resume(returning: work()) }
+        }
     }
 
     /// On the loop: runs what was posted so far; returns how many jobs ran.
     @discardableResult
     public func runJobs() -> Int {
-        lock.lock()
-        let taken = jobs
-        jobs = []
-        if signalled {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while read(readFD, &buffer, buffer.count) > 0 {}
-            signalled = false
+        let readFD = self.readFD
+        let taken = state.withLock { s in
+            defer { s.jobs = [] }
+            if s.signalled {
+                var buffer = [UInt8](repeating: 0, count: 64)
+                while read(readFD, &buffer, buffer.count) > 0 {}
+                s.signalled = false
+            }
+            return s.jobs
         }
-        lock.unlock()
         for job in taken { job() }
         return taken.count
     }
-}
-
-/// Carries a value that is made on the loop and only read after it is handed over.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 public struct RPCServerError: Error, CustomStringConvertible {

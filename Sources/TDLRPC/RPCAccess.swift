@@ -28,7 +28,7 @@ public struct RPCAccess: Sendable, Equatable {
         self.listenAll = listenAll
         self.port = port
         var name = [CChar](repeating: 0, count: 256)
-        machineName = gethostname(&name, name.count) == 0 ? String(cString: name).lowercased() : nil
+        machineName = gethostname(&name, name.count) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased() : nil
     }
 
     public enum Verdict: Equatable {

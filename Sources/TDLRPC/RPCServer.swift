@@ -1,6 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,11 @@ import Glibc
 /// WebSocket client that does not read its notifications loses the oldest, not the loop's memory.
 /// Who may call at all is `RPCAccess`'s decision (Host and Origin), made before anything else.
 /// A listener that fails (accept's EMFILE when descriptors run out) listens again after a rest.
-public final class RPCServer: @unchecked Sendable {
+///
+/// The server itself belongs to the loop (made, served and stopped there); what its threads
+/// share with it is `Sendable`: the inbox, the hub, the deadlines, the board, and the RPC in a
+/// `LoopBound`.
+public final class RPCServer {
     public struct Limits: Sendable {
         /// aria2's --rpc-max-request-size default.
         public var maxBody = 2 << 20
@@ -60,8 +65,8 @@ public final class RPCServer: @unchecked Sendable {
         self.access = access
         host = listenAll ? "0.0.0.0" : "127.0.0.1"
         // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
-        let engine = UncheckedBox(rpc.manager.engine)
-        inbox = try LoopInbox(wake: { engine.value?.wakeUp() })
+        let engine = EngineWaker(rpc.manager.engine)
+        inbox = try LoopInbox(wake: { engine.wake() })
         deadlines = Deadlines(seconds: limits.secondsPerRequest, idleSeconds: limits.idleSeconds)
         guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
         let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
@@ -70,7 +75,7 @@ public final class RPCServer: @unchecked Sendable {
                                               sharedRequestReplaySize: limits.maxBody, pool: pool, logger: .disabled)
         server = HTTPServer(config: config)
         let inbox = self.inbox, hub = self.hub, deadlines = self.deadlines, limits = self.limits
-        let rpcBox = UncheckedBox(rpc)
+        let rpcBox = LoopBound(rpc)
         let readOnly = ReadOnlyCalls(board: rpc.statusBoard)
         // The loop only carries out the calls that need it: parsing the body and writing the
         // answer's bytes (1,000 status structs are 400 KB) happen on the server's threads, and
@@ -91,14 +96,14 @@ public final class RPCServer: @unchecked Sendable {
             await server.appendRoute("POST /jsonrpc") { request in
                 defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
-                if case .refused(let why) = verdict { return Self.refusal(why) }
-                return await Self.post(request, cors: verdict.allowOrigin, limits: limits, answer: answer)
+                if case .refused(let why) = verdict { return RPCServer.refusal(why) }
+                return await RPCServer.post(request, cors: verdict.allowOrigin, limits: limits, answer: answer)
             }
             await server.appendRoute("OPTIONS /jsonrpc") { request in
                 defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
-                if case .refused(let why) = verdict { return Self.refusal(why) }
-                var response = HTTPResponse(statusCode: .noContent, headers: Self.corsHeaders(verdict.allowOrigin))
+                if case .refused(let why) = verdict { return RPCServer.refusal(why) }
+                var response = HTTPResponse(statusCode: .noContent, headers: RPCServer.corsHeaders(verdict.allowOrigin))
                 response.headers[HTTPHeader("Access-Control-Allow-Methods")] = "POST, GET, OPTIONS"
                 response.headers[HTTPHeader("Access-Control-Allow-Headers")] = "Content-Type"
                 response.headers[HTTPHeader("Access-Control-Max-Age")] = "1728000"
@@ -110,8 +115,8 @@ public final class RPCServer: @unchecked Sendable {
             await server.appendRoute("*") { request in
                 defer { deadlines.answered(request.remoteAddress) }
                 let verdict = access.verdict(of: request)
-                if case .refused(let why) = verdict { return Self.refusal(why) }
-                return HTTPResponse(statusCode: .notFound, headers: Self.corsHeaders(verdict.allowOrigin),
+                if case .refused(let why) = verdict { return RPCServer.refusal(why) }
+                return HTTPResponse(statusCode: .notFound, headers: RPCServer.corsHeaders(verdict.allowOrigin),
                                     body: Data("tdl answers aria2's JSON-RPC at /jsonrpc\n".utf8))
             }
             let waiter = Task {
@@ -142,7 +147,7 @@ public final class RPCServer: @unchecked Sendable {
                     untold += 1
                     if told.map({ Date().timeIntervalSince($0) > 10 }) ?? true {
                         let times = untold > 1 ? " (\(untold) times)" : ""
-                        problems.modify { $0.append("JSON-RPC stopped accepting connections\(times): \(Self.describe(error)); listening again") }
+                        problems.modify { $0.append("JSON-RPC stopped accepting connections\(times): \(RPCServer.describe(error)); listening again") }
                         told = Date()
                         untold = 0
                     }
@@ -330,12 +335,20 @@ extension RPCAccess.Verdict {
     }
 }
 
-/// A value shared between threads under a lock.
-final class Locked<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
-    func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
-    func modify<R>(_ change: (inout T) -> R) -> R { lock.lock(); defer { lock.unlock() }; return change(&value) }
+/// A value shared between threads, guarded by its mutex (a class, so closures share one).
+final class Locked<T: Sendable>: Sendable {
+    private let mutex: Mutex<T>
+    init(_ value: T) { mutex = Mutex(value) }
+    func get() -> T { mutex.withLock { $0 } }
+    func set(_ newValue: T) { mutex.withLock { $0 = newValue } }
+    func modify<R: Sendable>(_ change: (inout T) -> R) -> R { mutex.withLock { change(&$0) } }
+}
+
+/// The engine's `wakeUp`, which `TransferEngine` documents as safe from any thread, for the
+/// server's threads. `TransferEngine` is not `Sendable`, so the handle is unchecked; it
+/// reaches nothing of the engine but that one method.
+struct EngineWaker: @unchecked Sendable {
+    private let engine: TransferEngine?
+    init(_ engine: TransferEngine?) { self.engine = engine }
+    func wake() { engine?.wakeUp() }
 }

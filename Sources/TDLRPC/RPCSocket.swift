@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import Synchronization
 
 /// One WebSocket client: its text messages are calls (answered in order), and it hears every
 /// notification.
@@ -38,66 +39,69 @@ struct RPCSocket: WSMessageHandler {
 /// The WebSocket clients, from any thread. While a client's call is being answered, the
 /// notifications it would hear wait, and follow its answer: a client learns of its own call's
 /// outcome (an add's GID) before the events it caused (the download's start).
-final class SocketHub: @unchecked Sendable {
+final class SocketHub: Sendable {
     private struct Client {
         let out: AsyncStream<WSMessage>.Continuation
         var calls = 0
         var held: [String] = []
     }
 
-    private let lock = NSLock()
-    private var clients: [Int: Client] = [:]
-    private var next = 0
+    private struct State {
+        var clients: [Int: Client] = [:]
+        var next = 0
+    }
+
+    /// Guards the clients; a message is yielded under it, so a client's order is the lock's order.
+    private let state = Mutex(State())
 
     func add(_ client: AsyncStream<WSMessage>.Continuation) -> Int {
-        lock.lock(); defer { lock.unlock() }
-        next += 1
-        clients[next] = Client(out: client)
-        return next
+        state.withLock { s in
+            s.next += 1
+            s.clients[s.next] = Client(out: client)
+            return s.next
+        }
     }
 
     func remove(_ id: Int) {
-        lock.lock(); defer { lock.unlock() }
-        clients[id] = nil
+        state.withLock { _ = $0.clients.removeValue(forKey: id) }
     }
 
-    var count: Int {
-        lock.lock(); defer { lock.unlock() }
-        return clients.count
-    }
+    var count: Int { state.withLock { $0.clients.count } }
 
     /// Answers one call of client `id`, holding its notifications until the answer is sent.
     func answer(_ id: Int, _ out: AsyncStream<WSMessage>.Continuation, _ make: () async -> JSON) async {
-        lock.withLock { clients[id]?.calls += 1 }
+        state.withLock { $0.clients[id]?.calls += 1 }
         let reply = await make()
-        lock.withLock {
+        state.withLock { s in
             out.yield(.text(reply.text))
-            guard var client = clients[id] else { return }
+            guard var client = s.clients[id] else { return }
             client.calls -= 1
             if client.calls == 0 {
                 for text in client.held { out.yield(.text(text)) }
                 client.held = []
             }
-            clients[id] = client
+            s.clients[id] = client
         }
     }
 
     func broadcast(_ text: String) {
-        lock.lock(); defer { lock.unlock() }
-        for (id, client) in clients {
-            if client.calls > 0 {
-                // Bounded as the client's own queue is.
-                if clients[id]!.held.count >= 1_000 { clients[id]!.held.removeFirst() }
-                clients[id]!.held.append(text)
-            } else {
-                client.out.yield(.text(text))
+        state.withLock { s in
+            for (id, client) in s.clients {
+                if client.calls > 0 {
+                    // Bounded as the client's own queue is.
+                    if s.clients[id]!.held.count >= 1_000 { s.clients[id]!.held.removeFirst() }
+                    s.clients[id]!.held.append(text)
+                } else {
+                    client.out.yield(.text(text))
+                }
             }
         }
     }
 
     func finishAll() {
-        lock.lock(); defer { lock.unlock() }
-        for client in clients.values { client.out.finish() }
-        clients = [:]
+        state.withLock { s in
+            for client in s.clients.values { client.out.finish() }
+            s.clients = [:]
+        }
     }
 }

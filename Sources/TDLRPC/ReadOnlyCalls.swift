@@ -10,8 +10,7 @@ import TDLCore
 struct ReadOnlyCalls: Sendable {
     let board: StatusBoard
 
-    static let methods: Set<String> = ["aria2.tellStatus", "aria2.getFiles", "aria2.getUris", "aria2.getServers",
-                                       "aria2.tellActive", "aria2.getGlobalStat"]
+    static let methods = Aria2Method.readOnlyNames
 
     /// The answer to a request (a call, or a batch of calls), or nil when the loop must answer.
     func answer(request: JSON) -> JSON? {
@@ -66,7 +65,7 @@ struct ReadOnlyCalls: Sendable {
         case "aria2.getFiles":
             return Aria2Structs.files(of: entry.task, activity: entry.activity, defaultConnections: entry.defaultConnections)
         case "aria2.getUris":
-            return .array([Aria2Structs.uri(entry.task.url)])
+            return Aria2Structs.uris(of: entry.task)
         case "aria2.getServers":
             guard Aria2Terms.status(of: entry.task) == .active else { return nil }
             return Aria2Structs.servers(of: entry.task, speed: entry.activity?.speed ?? 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TDLCore
 
 /// What the read-only calls (`tellStatus`, `getFiles`, `getUris`, `getServers`, `tellActive`,
@@ -9,13 +10,15 @@ import TDLCore
 ///
 /// The board is also the loop's index of tasks by GID: a GID two URLs share answers for the
 /// first added, as aria2's would for the older download.
-final class StatusBoard: @unchecked Sendable {
+final class StatusBoard: Sendable {
     /// The session's numbers, as of the loop's last turn or change.
     struct Totals: Equatable, Sendable {
         var downloadSpeed: Int64 = 0
         var active = 0
         var waiting = 0
         var stopped = 0
+        /// Stopped in this run, those whose results were since removed too (aria2's numStoppedTotal).
+        var stoppedTotal = 0
         /// Connections of a download that names none.
         var defaultConnections = 1
     }
@@ -63,49 +66,63 @@ final class StatusBoard: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    /// False until the loop first publishes every task: until then the loop answers everything.
-    private var filled = false
-    private var tasks = Tasks()
-    private var activity: [String: TaskActivity] = [:]
-    private var totals = Totals()
-    private var secretValue: String?
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body()
+    private struct State {
+        /// False until the loop first publishes every task: until then the loop answers everything.
+        var filled = false
+        var tasks = Tasks()
+        var activity: [String: TaskActivity] = [:]
+        var totals = Totals()
+        var secret: String?
     }
+
+    /// Guards everything the board holds: a reader copies out under it, the loop swaps in under it.
+    private let state = Mutex(State())
 
     // MARK: - Reading, from any thread
 
-    var isFilled: Bool { locked { filled } }
+    var isFilled: Bool { state.withLock { $0.filled } }
 
     /// The `token:` every `aria2.` call must open with, when set.
     var secret: String? {
-        get { locked { secretValue } }
-        set { locked { secretValue = newValue } }
+        get { state.withLock { $0.secret } }
+        set { state.withLock { $0.secret = newValue } }
     }
 
     /// The task with this GID, nil when the board has none (or is not filled yet).
     func entry(gid: UInt64) -> Entry? {
-        locked {
-            guard let task = tasks.byGID[gid] else { return nil }
-            return Entry(task: task, activity: activity[task.url], defaultConnections: totals.defaultConnections)
+        state.withLock { s in
+            guard let task = s.tasks.byGID[gid] else { return nil }
+            return Entry(task: task, activity: s.activity[task.url], defaultConnections: s.totals.defaultConnections)
         }
     }
 
     /// The active tasks, by URL.
     func activeEntries() -> [Entry] {
-        locked {
-            tasks.active.compactMap { tasks.byGID[$0] }.sorted { $0.url < $1.url }
-                .map { Entry(task: $0, activity: activity[$0.url], defaultConnections: totals.defaultConnections) }
+        state.withLock { s in
+            s.tasks.active.compactMap { s.tasks.byGID[$0] }.sorted { $0.url < $1.url }
+                .map { Entry(task: $0, activity: s.activity[$0.url], defaultConnections: s.totals.defaultConnections) }
         }
     }
 
-    var currentTotals: Totals { locked { totals } }
+    var currentTotals: Totals { state.withLock { $0.totals } }
+
+    /// The GID a parameter names, as aria2 reads one: 16 hex digits, or a prefix of them that
+    /// only one task's GID has. Throws aria2's error for an invalid, unknown or ambiguous one.
+    func expand(gid text: String) throws -> UInt64 {
+        guard (1...16).contains(text.utf8.count), let prefix = UInt64(text, radix: 16), !text.hasPrefix("+"),
+              !text.hasPrefix("-") else { throw RPCFault(1, "Invalid GID \(text)") }
+        if text.utf8.count == 16 { return prefix }
+        let shift = UInt64(64 - 4 * text.utf8.count)
+        let matches = state.withLock { s in
+            Array(s.tasks.byGID.keys.lazy.filter { $0 >> shift == prefix }.prefix(2))
+        }
+        guard let first = matches.first else { throw RPCFault(1, "GID \(text) is not found") }
+        guard matches.count == 1 else { throw RPCFault(1, "GID \(text) is not unique") }
+        return first
+    }
 
     /// The URL of the task with this GID.
-    func url(gid: UInt64) -> String? { locked { tasks.byGID[gid]?.url } }
+    func url(gid: UInt64) -> String? { state.withLock { $0.tasks.byGID[gid]?.url } }
 
     // MARK: - Writing, on the loop
 
@@ -115,28 +132,28 @@ final class StatusBoard: @unchecked Sendable {
         var made = Tasks()
         made.byGID.reserveCapacity(all.underestimatedCount)
         for task in all { made.place(task) }
-        locked {
-            tasks = made
-            filled = true
+        state.withLock { s in
+            s.tasks = made
+            s.filled = true
         }
     }
 
     /// Publishes tasks changed (or added), and forgets URLs the manager no longer knows.
     /// Returns the URLs a forgotten task's GID was hiding: the caller publishes them again.
     func update(_ changed: [DownloadTask], forgotten: [String]) -> [String] {
-        locked {
+        state.withLock { s in
             var uncovered: [String] = []
-            for url in forgotten { uncovered += tasks.remove(url) }
-            for task in changed { tasks.place(task) }
+            for url in forgotten { uncovered += s.tasks.remove(url) }
+            for task in changed { s.tasks.place(task) }
             return uncovered
         }
     }
 
     /// The numbers that change with every turn: the running tasks' bytes and speeds, and the session's totals.
     func setLive(_ activity: [String: TaskActivity], _ totals: Totals) {
-        locked {
-            self.activity = activity
-            self.totals = totals
+        state.withLock { s in
+            s.activity = activity
+            s.totals = totals
         }
     }
 }

@@ -11,6 +11,8 @@ final class StatusPublisher {
     let board = StatusBoard()
     private let manager: DownloadManager
     private var observer: Int?
+    /// Stopped downloads whose results were removed (purge, removeDownloadResult) in this run.
+    var forgottenStopped = 0
 
     init(manager: DownloadManager) {
         self.manager = manager
@@ -64,6 +66,7 @@ final class StatusPublisher {
         totals.active = counts[.downloading] ?? 0
         totals.waiting = (counts[.waiting] ?? 0) + (counts[.paused] ?? 0) + (counts[.stopped] ?? 0)
         totals.stopped = (counts[.finished] ?? 0) + (counts[.failed] ?? 0) + manager.trashCount
+        totals.stoppedTotal = totals.stopped + forgottenStopped
         totals.defaultConnections = manager.settings.connectionsPerDownload
         board.setLive(manager.activity, totals)
     }

@@ -94,6 +94,7 @@ struct RPCOptions: ParsableArguments {
         let rpc = Aria2RPC(manager: manager, secret: secret, tdlVersion: EngineSettings.version,
                            listenPort: settings.rpcListenPort, listenAll: settings.rpcListenAll)
         rpc.policy = RPCPolicy(roots: [manager.downloadDirectory] + settings.rpcAllowedDirs)
+        rpc.durablePoint = { saver.durablePoint() }
         let access = RPCAccess(allowedOrigins: settings.rpcAllowOrigins, allowsEveryOrigin: settings.rpcAllowOriginAll,
                                listenAll: settings.rpcListenAll, port: settings.rpcListenPort)
         do {

@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A plain TCP client on 127.0.0.1, blocking, with a receive timeout.
-final class RawClient {
+/// A plain TCP client on 127.0.0.1, blocking, with a receive timeout. Only its descriptor is
+/// kept, so threads may share it.
+final class RawClient: Sendable {
     let fd: Int32
 
     init?(port: Int, timeout: Double = 5, localPort: Int? = nil) {
@@ -39,9 +41,10 @@ final class RawClient {
         }
     }
 
-    private var closed = false
+    /// Set by `reset`, which closes the descriptor itself; guarded by its mutex.
+    private let closed = Mutex(false)
 
-    deinit { if !closed { close(fd) } }
+    deinit { if !closed.withLock({ $0 }) { close(fd) } }
 
     /// The client's own port.
     var localPort: Int {
@@ -58,7 +61,7 @@ final class RawClient {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         close(fd)
-        closed = true
+        closed.withLock { $0 = true }
     }
 
     /// A request in two writes a moment apart, as Python's http.client sends head and body.
@@ -131,13 +134,14 @@ final class RawClient {
     }
 }
 
-/// A minimal WebSocket client: the handshake, masked text frames out, text frames in.
-final class WSClient {
+/// A minimal WebSocket client: the handshake, masked text frames out, text frames in. A test
+/// hands it from thread to thread; the bytes read past a message are guarded by a mutex.
+final class WSClient: Sendable {
     let raw: RawClient
-    private var pending = Data()
+    private let pending = Mutex(Data())
 
     /// The head of the server's answer to the handshake.
-    private(set) var answerHead = ""
+    let answerHead: String
 
     init?(port: Int, origin: String? = nil) {
         guard let raw = RawClient(port: port) else { return nil }
@@ -152,7 +156,8 @@ final class WSClient {
             guard recv(raw.fd, &byte, 1, 0) == 1 else { return nil }
             head.append(byte)
         }
-        answerHead = String(decoding: head, as: UTF8.self)
+        let answerHead = String(decoding: head, as: UTF8.self)
+        self.answerHead = answerHead
         guard answerHead.hasPrefix("HTTP/1.1 101") else { return nil }
     }
 
@@ -173,6 +178,10 @@ final class WSClient {
 
     /// The next text message, or nil at the timeout or the close.
     func receiveText() -> String? {
+        pending.withLock { receiveText(pending: &$0) }
+    }
+
+    private func receiveText(pending: inout Data) -> String? {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             if pending.count >= 2 {

@@ -1,0 +1,164 @@
+import Foundation
+import TDLCore
+
+/// aria2's options: of a download (given at its add or changed later) and of the session.
+extension Aria2RPC {
+    /// aria2's options a download takes, as `DownloadOptions`; aria2's options tdl has no
+    /// setting for go to `kept`, as given.
+    func downloadOptions(from given: JSON?, kept: inout [String: String]) throws -> DownloadOptions {
+        var options = DownloadOptions()
+        guard let given else { return options }
+        guard let pairs = given.object else { throw RPCFault(1, "The parameter at 1 has wrong type.") }
+        for (name, value) in pairs {
+            try RPCPolicy.refuseCommand(option: name)
+            let text: String
+            switch value {
+            case .string(let s): text = s
+            case .number: text = String(value.integer ?? -1)
+            case .array(let items) where name == "header":
+                for header in items.compactMap(\.string) {
+                    if let problem = RequestHeader.problem(with: header) {
+                        throw RPCFault(1, "header \(RequestHeader.masked(header)): \(problem)")
+                    }
+                    options.headers = (options.headers ?? []) + [header]
+                }
+                continue
+            default: throw RPCFault(1, "We encountered a problem while processing the option '--\(name)'.")
+            }
+            switch name {
+            case "dir":
+                options.directory = try policy.folder(text)
+                if let problem = manager.folderProblem(options.directory!) { throw RPCFault(1, problem) }
+            case "out":
+                try policy.check(name: text)
+                options.fileName = text
+            case "checksum":
+                guard let checksum = Checksum(text) else {
+                    throw RPCFault(1, "checksum must look like sha-256=HEX (md5, sha-1, sha-256, sha-512)")
+                }
+                options.checksum = checksum
+            case "split":
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "split must be between 1 and 32") }
+                options.connections = n
+                kept[name] = text
+            case "max-connection-per-server":
+                // Kept as given, and a cap on the connections, as aria2's is (one server).
+                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "max-connection-per-server must be between 1 and 16") }
+                kept[name] = text
+            case "max-download-limit":
+                options.rateLimit = try Self.rate(text, for: name)
+            case "header":
+                if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
+                options.headers = (options.headers ?? []) + [text]
+            case "user-agent", "referer":
+                if let problem = RequestText.problem(inValue: text) { throw RPCFault(1, "\(name): \(problem)") }
+                if name == "referer" { options.referer = text } else { options.userAgent = text }
+            case "pause":
+                guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
+            default:
+                // Settings tdl decides itself (resuming, naming, retries, BitTorrent's) are kept
+                // and answered back; a name aria2 does not know is refused.
+                guard Aria2OptionNames.all.contains(name) else { throw RPCFault(1, "tdl does not know the option '\(name)'") }
+                kept[name] = text
+            }
+        }
+        if let cap = kept["max-connection-per-server"].flatMap(Int.init) {
+            options.connections = min(options.connections ?? manager.settings.connectionsPerDownload, cap)
+        }
+        return options
+    }
+
+    func options(of url: String) -> JSON {
+        guard let task = manager.task(url) else { return .object([]) }
+        var pairs: [(String, JSON)] = [("dir", .string(task.directory)), ("out", .string(task.fileName))]
+        pairs.append(("split", .string(keptOptions[url]?["split"] ?? String(task.options.connections ?? manager.settings.connectionsPerDownload))))
+        pairs.append(("max-download-limit", .string(String(task.options.rateLimit ?? 0))))
+        if let checksum = task.options.checksum {
+            let aria2Name = ["md5": "md5", "sha1": "sha-1", "sha256": "sha-256", "sha512": "sha-512"][checksum.algorithm.rawValue] ?? checksum.algorithm.rawValue
+            pairs.append(("checksum", .string("\(aria2Name)=\(checksum.hex)")))
+        }
+        let named = Set(pairs.map(\.0))
+        pairs += (keptOptions[url] ?? [:]).filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
+        return .object(pairs)
+    }
+
+    func changeOption(_ p: Params) throws -> JSON {
+        let (_, url) = try task(p)
+        guard p.values.count > 1 else { throw p.wrong(1) }
+        var kept: [String: String] = [:]
+        let options = try downloadOptions(from: p.values[1], kept: &kept)
+        keptOptions[url, default: [:]].merge(kept) { $1 }
+        if let rate = options.rateLimit { manager.setRateLimit(rate, forTasks: [url]) }
+        var asked = options
+        asked.rateLimit = nil
+        if !asked.isEmpty {
+            // Asking for the URL again with new options applies them by tdl's rules (a new
+            // name renames, a folder applies while nothing is downloaded).
+            if let dir = asked.directory { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            let result = manager.add([DownloadRequest(url: url, options: asked)])
+            if let problem = result.notApplied.first ?? result.rejected.first { throw RPCFault(1, problem.reason) }
+        }
+        return "OK"
+    }
+
+    func globalOptions() -> JSON {
+        let settings = manager.settings
+        let applied: JSON = ["dir": .string(manager.downloadDirectory),
+                "max-concurrent-downloads": .string(String(max(0, settings.maxDownloadCount))),
+                "max-overall-download-limit": .string(String(settings.globalRateLimit ?? 0)),
+                "max-download-limit": .string(String(defaultRateLimit ?? 0)),
+                "split": .string(String(settings.connectionsPerDownload)),
+                "max-connection-per-server": .string(keptGlobalOptions["max-connection-per-server"] ?? "1"),
+                "max-tries": .string(String(settings.maxRetries + 1)),
+                "continue": "true",
+                "enable-rpc": "true",
+                "rpc-listen-port": .string(String(listenPort)),
+                "rpc-listen-all": listenAll ? "true" : "false"]
+        guard case .object(var pairs) = applied else { return applied }
+        let named = Set(pairs.map(\.0))
+        pairs += keptGlobalOptions.filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
+        return .object(pairs)
+    }
+
+    func changeGlobalOption(_ p: Params) throws -> JSON {
+        guard let pairs = p.values.first?.object else { throw p.wrong(0) }
+        // Every value is checked before any applies.
+        var changes: [() -> Void] = []
+        for (name, value) in pairs {
+            try RPCPolicy.refuseCommand(option: name)
+            guard let text = value.string ?? value.integer.map(String.init) else { throw p.wrong(0) }
+            switch name {
+            case "max-concurrent-downloads":
+                guard let n = Int(text), (1...SessionSettings.largestDownloadCount).contains(n) else {
+                    throw RPCFault(1, "max-concurrent-downloads must be between 1 and \(SessionSettings.largestDownloadCount)")
+                }
+                changes.append { self.manager.maxDownloadCount = n }
+            case "max-overall-download-limit":
+                let rate = try Self.rate(text, for: name)
+                changes.append { self.manager.setGlobalRateLimit(rate > 0 ? rate : nil) }
+            case "max-download-limit":
+                let rate = try Self.rate(text, for: name)
+                changes.append { self.defaultRateLimit = rate > 0 ? rate : nil }
+            case "dir":
+                let path = try policy.folder(text)
+                if let problem = manager.folderProblem(path) { throw RPCFault(1, problem) }
+                changes.append { self.manager.setDownloadDirectory(path) }
+            case "split":
+                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "split must be between 1 and 32") }
+                changes.append { self.manager.setConnectionsPerDownload(n) }
+            case "max-connection-per-server":
+                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "max-connection-per-server must be between 1 and 16") }
+                changes.append { self.keptGlobalOptions[name] = text }
+            default:
+                // The server's own options are the command line's; other names aria2 knows are
+                // kept as given and answered back.
+                guard Aria2OptionNames.all.contains(name), !name.hasPrefix("rpc-"), name != "enable-rpc" else {
+                    throw RPCFault(1, "tdl cannot change the option '\(name)' while running")
+                }
+                changes.append { self.keptGlobalOptions[name] = text }
+            }
+        }
+        for change in changes { change() }
+        return "OK"
+    }
+}
