@@ -6,7 +6,8 @@ import XCTest
 /// while a real tdl downloads from a local server.
 final class QueueTests: XCTestCase {
     static let site = TemporaryDirectory("tdl-queue-site")
-    static var nginx: LoopbackNginx!
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
 
     override class func setUp() {
         do {

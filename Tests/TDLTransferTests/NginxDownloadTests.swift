@@ -7,9 +7,11 @@ import XCTest
 final class NginxDownloadTests: XCTestCase {
     // Written by the class's setUp before its first test and read by its tests, all on
     // XCTest's one thread.
-    nonisolated(unsafe) static let site = TemporaryDirectory("tdl-site")
-    nonisolated(unsafe) static var nginx: LoopbackNginx!
-    nonisolated(unsafe) static var sums: [String: String] = [:]
+    static let site = TemporaryDirectory("tdl-site")
+    static var nginx: LoopbackNginx! { get { nginxStore.get() } set { nginxStore.set(newValue) } }
+    private static let nginxStore = Locked<LoopbackNginx?>(nil)
+    static var sums: [String: String] { get { sumsStore.get() } set { sumsStore.set(newValue) } }
+    private static let sumsStore = Locked<[String: String]>([:])
     static let manyCount = 40
 
     override class func setUp() {
