@@ -29,7 +29,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public var saveCookies: String?
     /// Other URLs of the same file: every connection may use any of them.
     public var mirrors: [String]?
-    // QUEUES: the queue the download runs in (nil: the default queue); see `QueueDefinition`.
+    // The queue the download runs in (nil: the default queue); see `QueueDefinition`.
     public var queue: String?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
@@ -47,7 +47,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
         self.cookieFile = cookieFile
         self.saveCookies = saveCookies
         self.mirrors = mirrors
-        self.queue = queue  // QUEUES
+        self.queue = queue
     }
 
     /// The most connections one download may use.

@@ -27,7 +27,7 @@ public struct SessionSettings: Equatable, Sendable {
     public var rpcAllowOrigins: [String] = []
     public var rpcAllowOriginAll = false
     public var rpcAllowedDirs: [String] = []
-    // QUEUES: named queues and the total rate cap by the clock (see `QueueDefinition`, `RateSchedule`).
+    // Named queues and the total rate cap by the clock (see `QueueDefinition`, `RateSchedule`).
     public var queues = QueueList()
     public var rateSchedule = RateSchedule()
 

@@ -14,7 +14,7 @@ public struct ControlRequest: Codable, Sendable {
     public var items: [DownloadRequest]
     /// Every download the command can act on, instead of `items` (pause and resume).
     public var all: Bool?
-    /// QUEUES: for `queue`, see `QueueChange`.
+    /// For `queue`, see `QueueChange`.
     public var queueChange: QueueChange?
 
     public init(command: Command, items: [DownloadRequest]) {

@@ -27,12 +27,10 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A command line as a browser's \"Copy as cURL\" writes it: its URL with its headers, cookies, agent, referer and -u.", valueName: "curl …"))
     var curl: String?
 
-    // QUEUES
     @Option(help: ArgumentHelp("The queue these downloads run in (see tdl queue).", valueName: "name"))
     var queue: String?
 
     func validate() throws {
-        if let queue, let problem = QueueDefinition.problem(withName: queue) { throw ValidationError("--queue: \(problem)") }  // QUEUES
         if let curl {
             do { _ = try CurlCommand.parse(curl) } catch { throw ValidationError("--curl: \(error)") }
         }
@@ -40,6 +38,7 @@ struct RequestOptions: ParsableArguments {
         for header in headers { try Self.read(.header, header, as: "-H", into: &checked) }
         try Self.read(.userAgent, userAgent, as: "--user-agent", into: &checked)
         try Self.read(.referer, referer, as: "--referer", into: &checked)
+        try Self.read(.queue, queue, as: "--queue", into: &checked)
         for url in mirror {
             if let problem = URLCheck.problem(with: url) { throw ValidationError("--mirror \(URLCheck.withoutPassword(url)): \(problem)") }
         }
@@ -74,6 +73,6 @@ struct RequestOptions: ParsableArguments {
     var downloadOptions: DownloadOptions {
         DownloadOptions(headers: headers.isEmpty ? nil : headers, userAgent: userAgent, referer: referer,
                         cookieFile: loadCookies.map(Paths.absolute), saveCookies: saveCookies.map(Paths.absolute),
-                        mirrors: mirror.isEmpty ? nil : mirror, queue: queue)  // QUEUES
+                        mirrors: mirror.isEmpty ? nil : mirror, queue: queue)
     }
 }

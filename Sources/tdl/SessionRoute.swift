@@ -48,7 +48,7 @@ enum SessionRoute {
     /// every request, to compare the two.
     static func tasksAlone(_ request: ControlRequest) -> [String]? {
         if loadsWholeSession { return nil }
-        if request.command == .queue { return [] }  // QUEUES: the settings alone
+        if request.command == .queue { return [] }  // the settings alone
         guard request.all != true, !request.items.isEmpty else { return nil }
         return request.items.map(\.url)
     }
