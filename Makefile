@@ -23,7 +23,7 @@ test: test-deps build
 # The Swift runtime and Foundation linked in: a start takes 20 ms instead of 35 (a larger
 # binary), which shows when a script runs tdl many times or fetches small files.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib -q
+	$(SWIFT) build -c release --static-swift-stdlib --product tdl -q
 
 # Downloads against curl, wget and aria2c, then every figure of a million-task session
 # against its goal (it exits non-zero when one is missed).
