@@ -13,6 +13,7 @@ public enum DownloadOption: String, CaseIterable, Sendable {
     case userAgent = "user-agent"
     case referer
     case loadCookies = "load-cookies"
+    case queue
 
     /// aria2's names for the options it shares with tdl under another name.
     public static let aria2Names: [String: DownloadOption] = ["max-connection-per-server": .split]
@@ -75,6 +76,9 @@ public enum DownloadOption: String, CaseIterable, Sendable {
             // The file's own problem names the option and the path.
             if let problem = RequestText.problem(inCookieFile: path) { throw Mistake(self, problem, nil) }
             options.cookieFile = path
+        case .queue:
+            if let problem = QueueDefinition.problem(withName: value) { throw Mistake(self, ": \(problem)") }
+            options.queue = value
         }
     }
 }

@@ -213,11 +213,11 @@ struct ListRenderer {
             "ETag:          " + (task.etag ?? "-"),
             "Last-Modified: " + (task.lastModified ?? "-"),
             "Checksum:      " + (task.options.checksum?.description ?? "-"),
-            "Queue:         " + ScreenText.clean(task.options.queue ?? QueueDefinition.defaultName),
             "Retries:       " + String(task.retries),
             "Last note:     " + (task.note ?? "-"),
             "Segments:      " + String(task.segments.count),
         ]
+        if let queue = task.options.queue, queue != QueueDefinition.defaultName { lines.append("Queue:         " + ScreenText.clean(queue)) }
         lines += task.options.requestDetailLines  // headers, agent, cookies, mirrors; secrets masked
         for (k, segment) in task.segments.prefix(16).enumerated() {
             let end = segment.end.map(String.init) ?? "?"
