@@ -68,6 +68,14 @@ public struct ConfigFile: Sendable {
             guard !value.isEmpty else { throw fail("\(key) has no value") }
             let checked: String
             do { checked = try Self.check(value, as: rule.kind, home: home) } catch { throw fail("\(key): \(error)") }
+            // A per-download option is read as the command line reads it, with its message.
+            if group == nil, let option = DownloadOption(rawValue: key) {
+                var scratch = DownloadOptions()
+                do { try option.read(checked, into: &scratch, absolute: { $0 }) } catch { throw fail(error.message(as: key)) }
+            }
+            if ["load-cookies", "cacert"].contains(key), !FileManager.default.isReadableFile(atPath: checked) {
+                throw fail("\(key): cannot read \(checked)")
+            }
             entries.append(Entry(key: key, value: checked, line: lineNumber))
             // Queues and categories are gathered as their lines come; days apply to every
             // window of their queue, whichever line comes first.

@@ -32,14 +32,19 @@ public enum ConfigKeys {
         Key(name: "on-complete", kind: .text, repeats: false),
         Key(name: "on-error", kind: .text, repeats: false),
         Key(name: "interrupted", kind: .choice(["resume", "wait"]), repeats: false),
-        Key(name: "session", kind: .text, repeats: false),
-        Key(name: "rpc-listen-port", kind: .number(1...65_535), repeats: false),
+        Key(name: "rpc-listen-port", kind: .number(1024...65_535), repeats: false),
         Key(name: "rpc-listen-all", kind: .flag, repeats: false),
         Key(name: "rpc-secret", kind: .text, repeats: false),
         Key(name: "rpc-allow-origin", kind: .text, repeats: true),
         Key(name: "rpc-allow-origin-all", kind: .flag, repeats: false),
         Key(name: "rpc-allowed-dir", kind: .path, repeats: true),
         Key(name: "rate-schedule", kind: .scheduleEntry, repeats: true),
+    ]
+
+    /// Options of the command line a config file cannot set, and why.
+    static let notKeys: [String: String] = [
+        "session": "the file holds for every session; choose one with --session",
+        "home": "the file holds for every home; choose one with --home or TDL_HOME",
     ]
 
     /// `queue.NAME.<field>`.
@@ -75,6 +80,7 @@ public enum ConfigKeys {
             }
             return .success((key, group))
         }
+        if let reason = notKeys[name] { return .failure(QueueTextProblem("\"\(name)\" is not a config key: \(reason)")) }
         return .failure(QueueTextProblem("unknown key \"\(TerminalText.clean(String(name.prefix(60))))\""))
     }
 }

@@ -141,8 +141,9 @@ struct ListRenderer {
             return ScreenText.clean(task.detailText)
         case .waiting, .paused, .stopped:
             // The size column already holds the total: say only what was received of it.
-            guard task.received > 0 else { return Self.stateWord(task.state) }
-            return Self.stateWord(task.state) + " " + ByteFormat.string(task.received) + (task.size.map { "/" + ByteFormat.string($0) } ?? "")
+            let word = Self.stateWord(task.state) + Self.queueTag(task.options.queue)
+            guard task.received > 0 else { return word }
+            return word + " " + ByteFormat.string(task.received) + (task.size.map { "/" + ByteFormat.string($0) } ?? "")
         }
     }
 
@@ -172,7 +173,29 @@ struct ListRenderer {
         header.limit = "max \(limit <= 0 ? "∞" : String(limit))"
         // A rate cap slows everything: it stays in sight, not only in the message of the moment.
         if let rate = manager.globalRateLimit { header.limit += " · ≤ " + ByteFormat.rate(rate) }
+        if !inTrash, let opens = nextWindow() { header.limit += " · next window " + opens }
         return header
+    }
+
+    /// " [night]" for a download of a queue other than the default; "" otherwise.
+    static func queueTag(_ queue: String?) -> String {
+        guard let queue, queue != QueueDefinition.defaultName else { return "" }
+        return " [" + ScreenText.clean(queue) + "]"
+    }
+
+    /// When everything waits for a queue's window: the time the next one opens ("22:00", or
+    /// "Sat 08:00" on another day); nil while anything downloads or nothing waits.
+    func nextWindow() -> String? {
+        let counts = manager.counts
+        guard counts[.downloading] == nil, counts[.waiting] != nil else { return nil }
+        let calendar = manager.queueCalendar, now = manager.clock()
+        let closed = manager.queues.definitions.filter { !$0.hours.isOpen(at: now, calendar: calendar) }
+        guard let next = closed.compactMap({ $0.hours.nextOpening(after: now, calendar: calendar) }).min() else { return nil }
+        let parts = calendar.dateComponents([.hour, .minute, .weekday], from: next)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        guard !calendar.isDate(next, inSameDayAs: now) else { return time }
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        return days[((parts.weekday ?? 1) - 1) % 7] + " " + time
     }
 
     /// Details of one task: every fact a user may want when something goes wrong.
@@ -194,6 +217,7 @@ struct ListRenderer {
             "Last note:     " + (task.note ?? "-"),
             "Segments:      " + String(task.segments.count),
         ]
+        if let queue = task.options.queue, queue != QueueDefinition.defaultName { lines.append("Queue:         " + ScreenText.clean(queue)) }
         lines += task.options.requestDetailLines  // headers, agent, cookies, mirrors; secrets masked
         for (k, segment) in task.segments.prefix(16).enumerated() {
             let end = segment.end.map(String.init) ?? "?"

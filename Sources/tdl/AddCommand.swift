@@ -31,7 +31,10 @@ struct AddCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    mutating func run() throws {
+        // The config file fills what the command line left unset.
+        let config = UserConfig.loadOrFail()
+        request.fill(from: config)
         var entries = urls.map { DownloadRequest(url: $0) }
         var sawProblems = false
         if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }

@@ -101,7 +101,17 @@ struct GetCommand: ParsableCommand {
         return given
     }
 
-    func run() throws {
+    mutating func run() throws {
+        // The config file fills what the command line left unset; a running tdl's own
+        // settings hold over those, so only the command line's are warned about.
+        let givenHere = optionsTheRunningTdlKeeps
+        let config = UserConfig.loadOrFail()
+        hookOptions.fill(from: config)
+        launch.fill(from: config)
+        transfer.fill(from: config)
+        request.fill(from: config)
+        if limitRate == nil { limitRate = config?.value("limit-rate")?.value }
+        if maxDownloadLimit == nil { maxDownloadLimit = config?.value("max-download-limit")?.value }
         if output == "-" { streamToStandardOutput() }
         var entries = urls.map { DownloadRequest(url: $0, options: DownloadOptions(fileName: output)) }
         if var pasted = request.curlRequest(say: warn) {
@@ -123,11 +133,13 @@ struct GetCommand: ParsableCommand {
         entries = sums.apply(to: entries)
         let session: Session
         do {
-            session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
+            // The file's dir= is the session's folder; only -d names each download's own (a
+            // download of no folder of its own goes by its category's, when it has one).
+            session = try Session(options: global, folder: folder.dir ?? config?.value("dir")?.value, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
-            handOver(requests(entries))
+            handOver(requests(entries), notApplying: givenHere)
         } catch {
             fail(with: error)
         }
@@ -228,8 +240,8 @@ extension GetCommand {
     }
 
     /// Another tdl runs the session: it downloads, this one waits and exits as if it had.
-    func handOver(_ items: [DownloadRequest]) -> Never {
-        for option in optionsTheRunningTdlKeeps {
+    func handOver(_ items: [DownloadRequest], notApplying given: [String]) -> Never {
+        for option in given {
             warn("\(option) does not apply: the tdl running the session downloads with its own settings")
         }
         let handOver = HandOver(home: Paths.home(global.home), session: global.session, items: items, all: all, quiet: quiet)

@@ -24,10 +24,18 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
 
-    func run() throws {
+    mutating func run() throws {
+        // The config file fills what the command line left unset.
+        let config = UserConfig.loadOrFail()
+        folder.fill(from: config)
+        rpcOptions.fill(from: config)
+        hookOptions.fill(from: config)
+        launch.fill(from: config)
+        transfer.fill(from: config)
         let session = Session.running(global, folder: folder, transfer: transfer, launch: launch)
         let manager = session.manager
         hookOptions.save(into: manager)
+        UserConfig.useRateLimit(of: config, in: manager)
         if let notice = session.notice { warn(notice) }
         // Before the server: its handlers are in place for the first request's turn.
         let loop = SessionLoop(manager: manager, control: session.control)

@@ -16,7 +16,14 @@ struct UICommand: ParsableCommand {
     @Flag(help: "Also answer aria2's JSON-RPC, as tdl serve does.") var rpc = false
     @OptionGroup var rpcOptions: RPCOptions
 
-    func run() throws {
+    mutating func run() throws {
+        // The config file fills what the command line left unset.
+        let config = UserConfig.loadOrFail()
+        folder.fill(from: config)
+        hookOptions.fill(from: config)
+        launch.fill(from: config)
+        transfer.fill(from: config)
+        rpcOptions.fill(from: config)
         // Before anything starts: a terminal that cannot show the list gets words, not garbage.
         if ProcessInfo.processInfo.environment["TDL_SCRIPT"] == nil, let problem = TerminalApp.unusableTerminal() {
             warn(problem)
@@ -25,6 +32,7 @@ struct UICommand: ParsableCommand {
         // The list shows before downloads start (see `TerminalApp.run`).
         let session = Session.running(global, folder: folder, transfer: transfer, launch: launch, startingDownloads: false)
         hookOptions.save(into: session.manager)
+        UserConfig.useRateLimit(of: config, in: session.manager)
         session.hooks?.silenceOutput = true
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in
         // place, ncurses installs none of its own (which would end the process unsaved).

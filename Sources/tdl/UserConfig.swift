@@ -19,6 +19,18 @@ enum UserConfig {
         }
     }
 
+    /// The file, or the command ends (exit 2) naming the file and line.
+    static func loadOrFail() -> ConfigFile? {
+        do { return try load() } catch { fail(with: error) }
+    }
+
+    /// The file's limit-rate for a run without --limit-rate (the list, `tdl serve`): this
+    /// run's cap, never saved; a cap set on the screen or over RPC replaces it.
+    static func useRateLimit(of config: ConfigFile?, in manager: DownloadManager) {
+        guard let text = config?.value("limit-rate")?.value, let rate = RateText.value(text) else { return }
+        manager.useRunLimits(RunLimits(globalRateLimit: .some(rate > 0 ? rate : nil)))
+    }
+
     /// Gives a downloading manager what the file sets for the run.
     static func apply(_ config: ConfigFile?, to manager: DownloadManager) {
         guard let config else { return }
@@ -48,7 +60,7 @@ struct ConfigCommand: ParsableCommand {
             let session = try Session(options: global, downloading: false, restoring: false, onlyTasks: [])
             let defaults = ["dir": Paths.downloads(nil), "user-agent": "tdl/\(EngineSettings.version)",
                             "max-connections-per-host": "16", "insecure": "false", "interrupted": "resume",
-                            "session": "default", "rpc-listen-port": "6800", "rpc-listen-all": "false",
+                            "rpc-listen-port": "6800", "rpc-listen-all": "false",
                             "rpc-allow-origin-all": "false"]
             print("# config file: \(UserConfig.path.map { FileManager.default.fileExists(atPath: $0) ? $0 : "\($0) (none)" } ?? "(none)")")
             for line in ConfigReport.lines(config: config, session: session.manager.settings, defaults: defaults) {

@@ -150,7 +150,7 @@ final class CLITests: XCTestCase {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
             process.arguments = ["get", "-q", "-x", "2", "-d", downloads.path] + urls
-            process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+            process.environment = Processes.baseEnvironment.merging(["TDL_HOME": home.path]) { $1 }
             process.standardError = FileHandle.nullDevice
             try process.run()
             usleep(UInt32.random(in: 2_500_000...4_000_000))
@@ -183,7 +183,7 @@ final class CLITests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
         process.arguments = ["get", "-q", "-x", "1", "-d", downloads.path, nginx.url("v.bin")]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        process.environment = Processes.baseEnvironment.merging(["TDL_HOME": home.path]) { $1 }
         try process.run()
         usleep(2_000_000)
         kill(process.processIdentifier, SIGKILL)

@@ -26,7 +26,7 @@ final class FTPTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Processes.tdlBinary)
         process.arguments = ["get", "-q", "-d", downloads.path, url]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TDL_HOME": home.path]) { $1 }
+        process.environment = Processes.baseEnvironment.merging(["TDL_HOME": home.path]) { $1 }
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Kill it after a few checkpoints (twice a second), well before the end.

@@ -55,6 +55,9 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertNotNil(problem("queue.night.window=22:00"))
         XCTAssertNotNil(problem("category.video.ext="))
         XCTAssertNotNil(problem("rate-schedule=2M"))
+        XCTAssertEqual(problem("session=other"), "\(file):1: \"session\" is not a config key: the file holds for every session; choose one with --session")
+        XCTAssertEqual(problem("rpc-listen-port=80"), "\(file):1: rpc-listen-port: \"80\" is not a number from 1024 to 65535")
+        XCTAssertEqual(problem("load-cookies=/nonexistent/cookies.txt"), "\(file):1: load-cookies: cannot read /nonexistent/cookies.txt")
         XCTAssertNil(problem("# only a comment\n\n   \n"))
     }
 

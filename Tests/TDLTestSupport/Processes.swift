@@ -10,6 +10,12 @@ public enum Processes {
         return url.path
     }()
 
+    /// This process's environment with a config folder that holds no tdl.conf: a test never
+    /// reads the user's own config file unless it gives its own XDG_CONFIG_HOME.
+    public static var baseEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/tdl-test-config"]) { $1 }
+    }
+
     /// The tdl binary built by `swift build` (the test command builds it first).
     public static var tdlBinary: String {
         let env = ProcessInfo.processInfo.environment
@@ -36,7 +42,7 @@ public enum Processes {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = baseEnvironment
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()
@@ -73,7 +79,7 @@ public enum Processes {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = baseEnvironment.merging(environment) { $1 }
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
@@ -121,7 +127,7 @@ public enum Processes {
         for fd: Int32 in 0...2 {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
-        var env = ProcessInfo.processInfo.environment
+        var env = baseEnvironment
         for (k, v) in environment { env[k] = v }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
