@@ -69,7 +69,7 @@ public enum SessionBenchmark {
         func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
         func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
         func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
-        func wakeUp() {}
+        let waker: @Sendable () -> Void = {}
         func shutdown() {}
     }
 

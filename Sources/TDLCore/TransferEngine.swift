@@ -87,12 +87,13 @@ public protocol TransferEngine: AnyObject {
     func liveProgress() -> [String: Int64]
     func setGlobalRateLimit(_ bytesPerSecond: Int64?)
     func setRateLimit(url: String, _ bytesPerSecond: Int64?)
-    /// Runs transfers until `timeoutMs` passes, a watched fd becomes ready, or `wakeUp()` is
+    /// Runs transfers until `timeoutMs` passes, a watched fd becomes ready, or `waker` is
     /// called; returns the ready fds among `fds`.
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32>
-    /// Thread-safe: makes a pending `wait` return, and a running one end its turn's transfers
-    /// early, so that work another thread handed to the loop does not wait for them.
-    func wakeUp()
+    /// For any thread: makes a pending `wait` return, and a running one end its turn's
+    /// transfers early, so that work another thread handed to the loop does not wait for them.
+    /// It holds nothing of the engine but that wake-up (a no-op once the engine is gone).
+    var waker: @Sendable () -> Void { get }
     /// Called once before exit: stops everything and records the last durable checkpoints.
     func shutdown()
 }

@@ -8,7 +8,7 @@ import Glibc
 /// racing. The thread that makes it is its loop (the server is made on the loop).
 ///
 /// Unchecked, as NIO's `NIOLoopBound` is: sending is safe because nothing but the owning
-/// thread can reach the value (`EngineWaker` is the module's only other unchecked type).
+/// thread can reach the value (the module's only unchecked type).
 struct LoopBound<Value>: @unchecked Sendable {
     private let wrapped: Value
     private let loop: pthread_t

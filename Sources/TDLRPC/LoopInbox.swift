@@ -9,7 +9,7 @@ import Glibc
 /// watches (`watched`) so that a posted job wakes it at once. Only the loop runs the jobs
 /// (`runJobs`), so they may use the manager; the threads that post never touch it. A loop
 /// busy with transfers does not look at the pipe until their turn ends: `wake` (the engine's
-/// `wakeUp`) ends that turn early.
+/// `waker`) ends that turn early.
 ///
 /// The jobs are `@Sendable`: what they use of the loop's objects travels in a `LoopBound`.
 public final class LoopInbox: Sendable {

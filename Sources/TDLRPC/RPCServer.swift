@@ -64,9 +64,9 @@ public final class RPCServer {
         let access = access ?? RPCAccess(listenAll: listenAll, port: port)
         self.access = access
         host = listenAll ? "0.0.0.0" : "127.0.0.1"
-        // Taken here, on the loop: the server's threads only call its thread-safe `wakeUp`.
-        let engine = EngineWaker(rpc.manager.engine)
-        inbox = try LoopInbox(wake: { engine.wake() })
+        // Taken here, on the loop: the server's threads only call the engine's wake-up.
+        let waker = rpc.manager.engine?.waker
+        inbox = try LoopInbox(wake: { waker?() })
         deadlines = Deadlines(seconds: limits.secondsPerRequest, idleSeconds: limits.idleSeconds)
         guard (0...65_535).contains(port) else { throw RPCServerError("--rpc-listen-port must be between 1024 and 65535") }
         let address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
@@ -342,13 +342,4 @@ final class Locked<T: Sendable>: Sendable {
     func get() -> T { mutex.withLock { $0 } }
     func set(_ newValue: T) { mutex.withLock { $0 = newValue } }
     func modify<R: Sendable>(_ change: (inout T) -> R) -> R { mutex.withLock { change(&$0) } }
-}
-
-/// The engine's `wakeUp`, which `TransferEngine` documents as safe from any thread, for the
-/// server's threads. `TransferEngine` is not `Sendable`, so the handle is unchecked; it
-/// reaches nothing of the engine but that one method.
-struct EngineWaker: @unchecked Sendable {
-    private let engine: TransferEngine?
-    init(_ engine: TransferEngine?) { self.engine = engine }
-    func wake() { engine?.wakeUp() }
 }

@@ -66,11 +66,13 @@ public final class CurlEngine: TransferEngine {
         _ = Self.processSetUp
         self.settings = settings
         multi = curl_multi_init()!
+        wake = MultiWake(multi: multi)
         worker = WorkerQueue(multi: multi)
         tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
     }
 
     deinit {
+        wake.detach()
         curl_multi_cleanup(multi)
     }
 
@@ -84,14 +86,14 @@ public final class CurlEngine: TransferEngine {
     static let turnBudget = 0.03
     /// Connections paused by `performDeadline`, resumed at the next turn.
     var pausedForTurn: [Connection] = []
-    /// Set by `wakeUp` from another thread: work waits for the loop (a JSON-RPC call), so the
+    /// Set by `waker` from another thread: work waits for the loop (a JSON-RPC call), so the
     /// turn's transfers stop taking bytes at once instead of at `performDeadline`, up to 30 ms
     /// later. Cleared after the perform: the caller runs that work right after `wait`.
-    private let wokenUp = Atomic<Bool>(false)
+    private let wake: MultiWake
 
     @inline(__always)
     func turnIsOver() -> Bool {
-        performDeadline.isFinite && (now > performDeadline || wokenUp.load(ordering: .relaxed))
+        performDeadline.isFinite && (now > performDeadline || wake.isRequested)
     }
 
     /// Lets the connections paused at the end of the last turn go on (those still running).
@@ -168,7 +170,7 @@ public final class CurlEngine: TransferEngine {
         var running: Int32 = 0
         withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity
-        wokenUp.store(false, ordering: .relaxed)
+        wake.clear()
         // What the callbacks left for the loop, each step's reports delivered before the next.
         settleFirstAnswers()
         deliverReports()
@@ -192,9 +194,8 @@ public final class CurlEngine: TransferEngine {
         return ready
     }
 
-    public func wakeUp() {
-        wokenUp.store(true, ordering: .relaxed)
-        curl_multi_wakeup(multi)
+    public var waker: @Sendable () -> Void {
+        { [wake] in wake.wake() }
     }
 
     public func shutdown() {

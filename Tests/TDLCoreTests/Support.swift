@@ -35,7 +35,7 @@ final class FakeEngine: TransferEngine {
     func setGlobalRateLimit(_ bytesPerSecond: Int64?) { globalRateLimits.append(bytesPerSecond) }
     func setRateLimit(url: String, _ bytesPerSecond: Int64?) { rateLimits[url] = bytesPerSecond }
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
-    func wakeUp() {}
+    let waker: @Sendable () -> Void = {}
     func shutdown() {}
 
     func resolve(_ url: String, name: String, size: Int64?, mime: String? = nil) {

@@ -17,7 +17,7 @@ final class QuietEngine: TransferEngine {
     func setGlobalRateLimit(_ bytesPerSecond: Int64?) { globalLimit = .some(bytesPerSecond) }
     func setRateLimit(url: String, _ bytesPerSecond: Int64?) { rateLimits[url] = bytesPerSecond }
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> { [] }
-    func wakeUp() {}
+    let waker: @Sendable () -> Void = {}
     func shutdown() {}
 
     func resolve(_ url: String, name: String, size: Int64?) {

@@ -92,7 +92,7 @@ final class FileWritingEngine: TransferEngine {
     func liveProgress() -> [String: Int64] { transfers.mapValues(\.written) }
     func setGlobalRateLimit(_ bytesPerSecond: Int64?) {}
     func setRateLimit(url: String, _ bytesPerSecond: Int64?) {}
-    func wakeUp() {}
+    let waker: @Sendable () -> Void = {}
 
     func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> {
         for url in transfers.keys.sorted() {
