@@ -67,7 +67,7 @@ final class Session {
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         manager.reservedFolder = ReservedFolder(home)
         if let runOnly { manager.runOnly(runOnly) }
-        if downloading { UserConfig.apply(try UserConfig.load(), to: manager) }  // QUEUES: the config file's queues, schedule, categories
+        if downloading { UserConfig.apply(try UserConfig.load(), to: manager) }  // the config file's queues, schedule, categories
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
                                            keepingSortNames: keepingSortNames, startingDownloads: startingDownloads)
