@@ -135,7 +135,7 @@ struct GetCommand: ParsableCommand {
         do {
             // The file's dir= is the session's folder; only -d names each download's own (a
             // download of no folder of its own goes by its category's, when it has one).
-            session = try Session(options: global, folder: folder.dir ?? config?.value("dir")?.value, downloading: true, transfer: transfer.engineSettings,
+            session = try Session(options: global, folder: folder.dir ?? config?.value("dir")?.value, config: config, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.

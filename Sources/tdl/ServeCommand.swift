@@ -32,7 +32,7 @@ struct ServeCommand: ParsableCommand {
         hookOptions.fill(from: config)
         launch.fill(from: config)
         transfer.fill(from: config)
-        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch)
+        let session = Session.running(global, folder: folder, config: config, transfer: transfer, launch: launch)
         let manager = session.manager
         hookOptions.save(into: manager)
         UserConfig.useRateLimit(of: config, in: manager)

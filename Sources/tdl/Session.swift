@@ -31,7 +31,9 @@ final class Session {
     /// `runOnly` names the only downloads that may start (see `DownloadManager.runOnly`),
     /// also among those a launch would resume. `onlyTasks` loads those tasks alone (see
     /// `TaskRowStore`), where the session allows it, for a command that changes nothing else.
-    init(options: GlobalOptions, folder: String? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
+    /// `config` (the user's config file, read once by the command) gives a downloading run
+    /// its queues, rate schedule and categories.
+    init(options: GlobalOptions, folder: String? = nil, config: ConfigFile? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
          onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil,
          startingDownloads: Bool = true) throws {
@@ -67,7 +69,7 @@ final class Session {
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         manager.reservedFolder = ReservedFolder(home)
         if let runOnly { manager.runOnly(runOnly) }
-        if downloading { UserConfig.apply(try UserConfig.load(), to: manager) }  // the config file's queues, schedule, categories
+        if downloading { UserConfig.apply(config, to: manager) }
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
                                            keepingSortNames: keepingSortNames, startingDownloads: startingDownloads)
@@ -88,10 +90,10 @@ final class Session {
     /// The session a full-screen list or `tdl serve` runs, with a folder it can write to; a
     /// command that cannot open it ends with the reason. Without `startingDownloads` the caller
     /// starts them (`DownloadManager.startLoadedDownloads`).
-    static func running(_ global: GlobalOptions, folder: FolderOption, transfer: TransferOptions, launch: LaunchOptions,
-                        startingDownloads: Bool = true) -> Session {
+    static func running(_ global: GlobalOptions, folder: FolderOption, config: ConfigFile?, transfer: TransferOptions,
+                        launch: LaunchOptions, startingDownloads: Bool = true) -> Session {
         do {
-            let session = try Session(options: global, folder: folder.dir, downloading: true, transfer: transfer.engineSettings,
+            let session = try Session(options: global, folder: folder.dir, config: config, downloading: true, transfer: transfer.engineSettings,
                                       resumeInterrupted: launch.resumeInterrupted, startingDownloads: startingDownloads)
             try Paths.ensureWritableDirectory(session.downloadDirectory)
             return session

@@ -30,7 +30,8 @@ struct UICommand: ParsableCommand {
             Foundation.exit(ExitStatus.badInput)
         }
         // The list shows before downloads start (see `TerminalApp.run`).
-        let session = Session.running(global, folder: folder, transfer: transfer, launch: launch, startingDownloads: false)
+        let session = Session.running(global, folder: folder, config: config, transfer: transfer, launch: launch,
+                                      startingDownloads: false)
         hookOptions.save(into: session.manager)
         UserConfig.useRateLimit(of: config, in: session.manager)
         session.hooks?.silenceOutput = true

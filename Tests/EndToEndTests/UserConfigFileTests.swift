@@ -34,6 +34,20 @@ final class UserConfigFileTests: FaultServerTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("agent.bin")), try server.sha256(name: "agent.bin", size: 200_000, seed: 2))
     }
 
+    /// A category's folder from the file takes a matching download of no folder of its own;
+    /// another file goes to the file's dir=.
+    func testACategorysFolderTakesItsFiles() throws {
+        let videos = TemporaryDirectory()
+        try writeConfig("dir=\(downloads.path)\ncategory.video.dir=\(videos.path)\n")
+        let clip = "http://127.0.0.1:\(server.port)/file/clip.mp4?size=100000&seed=4"
+        let other = "http://127.0.0.1:\(server.port)/file/notes.bin?size=100000&seed=5"
+        let result = try tdl(["get", "-q", clip, other])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: videos.file("clip.mp4")), "the video goes to its category's folder")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("notes.bin")), "the rest goes to dir=")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: downloads.file("clip.mp4")))
+    }
+
     func testTheCommandLineOverridesTheFile() throws {
         let other = TemporaryDirectory()
         try writeConfig("dir=\(other.path)\nuser-agent=curl-like\n")
