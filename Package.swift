@@ -54,7 +54,7 @@ let package = Package(
         ),
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
         .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
-        .target(name: "TDLTestSupport", path: "Tests/TDLTestSupport"),
+        .target(name: "TDLTestSupport", dependencies: ["TDLCore"], path: "Tests/TDLTestSupport"),
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),

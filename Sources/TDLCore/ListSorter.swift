@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Places tasks for a predefined sort: which section a task belongs to and its order inside it.
 ///
@@ -251,8 +250,8 @@ struct ListSorter {
 
     /// Where each thread leaves its part. Guarded by the mutex: taken once per part, not per task.
     private final class Handover: Sendable {
-        let parts: Mutex<[KeysPart?]>
-        init(count: Int) { parts = Mutex([KeysPart?](repeating: nil, count: count)) }
+        let parts: Locked<[KeysPart?]>
+        init(count: Int) { parts = Locked([KeysPart?](repeating: nil, count: count)) }
     }
 
     /// Lists of at least this many tasks make their keys and sort on two threads: the keys of a

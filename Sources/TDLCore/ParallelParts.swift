@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Work split over a few threads, each part's result handed back in order. A part sees only
 /// what its closure captures, which must be Sendable (an immutable snapshot, never the
@@ -9,7 +8,7 @@ public enum ParallelParts {
     public static func map<T: Sendable>(_ parts: Int, _ body: @Sendable (Int) -> T) -> [T] {
         guard parts > 1 else { return parts == 1 ? [body(0)] : [] }
         // Guards the parts' results: each part writes its own slot once.
-        let results = Mutex<[T?]>(Array(repeating: nil, count: parts))
+        let results = Locked<[T?]>(Array(repeating: nil, count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let value = body(part)
             results.withLock { $0[part] = value }

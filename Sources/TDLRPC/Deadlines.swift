@@ -1,7 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
-import Synchronization
+import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +43,7 @@ final class Deadlines: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let seconds: Double
     let idleSeconds: Double
 

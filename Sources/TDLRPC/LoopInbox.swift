@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +19,7 @@ public final class LoopInbox: Sendable {
     }
 
     /// Guards the queue and the pipe's byte: posting and taking are each one locked step.
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let readFD: Int32
     private let writeFD: Int32
     private let wake: @Sendable () -> Void

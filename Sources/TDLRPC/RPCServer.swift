@@ -1,7 +1,6 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
-import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -122,8 +121,8 @@ public final class RPCServer {
             let waiter = Task {
                 do {
                     try await server.waitUntilListening(timeout: 5)
-                    listened.set(true)
-                } catch { waitFailure.set(error) }
+                    listened.withLock { $0 = true }
+                } catch { waitFailure.withLock { $0 = error } }
                 started.signal()
             }
             // FlyingFox's accept loop ends at the first failed accept (EMFILE when a burst of
@@ -136,9 +135,9 @@ public final class RPCServer {
                 do {
                     try await server.run()
                 } catch {
-                    if stopping.get() { return }
-                    guard listened.get() else {
-                        runFailure.set(error)
+                    if stopping.withLock({ $0 }) { return }
+                    guard listened.withLock({ $0 }) else {
+                        runFailure.withLock { $0 = error }
                         waiter.cancel()
                         started.signal()
                         return
@@ -147,12 +146,12 @@ public final class RPCServer {
                     untold += 1
                     if told.map({ Date().timeIntervalSince($0) > 10 }) ?? true {
                         let times = untold > 1 ? " (\(untold) times)" : ""
-                        problems.modify { $0.append("JSON-RPC stopped accepting connections\(times): \(RPCServer.describe(error)); listening again") }
+                        problems.withLock { $0.append("JSON-RPC stopped accepting connections\(times): \(RPCServer.describe(error)); listening again") }
                         told = Date()
                         untold = 0
                     }
                 }
-                if stopping.get() { return }
+                if stopping.withLock({ $0 }) { return }
                 // A listener that served a while rests briefly; one failing at once, longer.
                 rest = Date().timeIntervalSince(began) > 5 ? 100_000_000 : min(rest * 2, 1_000_000_000)
                 try? await Task.sleep(nanoseconds: rest)
@@ -160,7 +159,7 @@ public final class RPCServer {
         }
         started.wait()
         self.port = port
-        if let error = runFailure.get() ?? waitFailure.get() {
+        if let error = runFailure.withLock({ $0 }) ?? waitFailure.withLock({ $0 }) {
             task?.cancel()
             throw RPCServerError("cannot listen on \(host):\(port) for JSON-RPC: \(Self.describe(error))")
         }
@@ -180,7 +179,7 @@ public final class RPCServer {
 
     /// What went wrong with the listener since the last call (for the loop to tell).
     public func takeProblems() -> [String] {
-        problems.modify { taken in
+        problems.withLock { taken in
             defer { taken = [] }
             return taken
         }
@@ -201,7 +200,7 @@ public final class RPCServer {
     /// Stops listening and ends every connection; calls still waiting for the loop are answered
     /// first (a shutdown's "OK" reaches its client).
     public func stop() {
-        stopping.set(true)
+        stopping.withLock { $0 = true }
         serve()
         let server = self.server
         let done = DispatchSemaphore(value: 0)
@@ -333,13 +332,4 @@ extension RPCAccess.Verdict {
         if case .allowed(let origin) = self { return origin }
         return nil
     }
-}
-
-/// A value shared between threads, guarded by its mutex (a class, so closures share one).
-final class Locked<T: Sendable>: Sendable {
-    private let mutex: Mutex<T>
-    init(_ value: T) { mutex = Mutex(value) }
-    func get() -> T { mutex.withLock { $0 } }
-    func set(_ newValue: T) { mutex.withLock { $0 = newValue } }
-    func modify<R: Sendable>(_ change: (inout T) -> R) -> R { mutex.withLock { change(&$0) } }
 }

@@ -1,6 +1,6 @@
 import FlyingFox
 import Foundation
-import Synchronization
+import TDLCore
 
 /// One WebSocket client: its text messages are calls (answered in order), and it hears every
 /// notification.
@@ -52,7 +52,7 @@ final class SocketHub: Sendable {
     }
 
     /// Guards the clients; a message is yielded under it, so a client's order is the lock's order.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func add(_ client: AsyncStream<WSMessage>.Continuation) -> Int {
         state.withLock { s in

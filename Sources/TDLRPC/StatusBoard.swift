@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TDLCore
 
 /// What the read-only calls (`tellStatus`, `getFiles`, `getUris`, `getServers`, `tellActive`,
@@ -76,7 +75,7 @@ final class StatusBoard: Sendable {
     }
 
     /// Guards everything the board holds: a reader copies out under it, the loop swaps in under it.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     // MARK: - Reading, from any thread
 

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 import TDLCore
 
 /// Reads the upper part of a session's task rows on a second thread and connection while the
@@ -40,7 +39,7 @@ final class SecondReader: Sendable {
 
     /// Guards all shared state; each side waits on its semaphore, signalled after every change
     /// the other side makes, and looks again (a signal may be for an earlier change).
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
     private let toLoader = DispatchSemaphore(value: 0)
     private let toReader = DispatchSemaphore(value: 0)
 

@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc

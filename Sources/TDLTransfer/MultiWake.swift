@@ -1,5 +1,6 @@
 import CCurl
 import Synchronization
+import TDLCore
 
 /// The engine's wake-up, which other threads hold (`CurlEngine.waker`): a flag the running
 /// turn reads to end early, and `curl_multi_wakeup`, the one libcurl call allowed from any
@@ -7,12 +8,12 @@ import Synchronization
 /// later does nothing instead of touching freed memory.
 final class MultiWake: Sendable {
     private let requested = Atomic<Bool>(false)
-    /// The multi handle's address (0 once detached), guarded by its Mutex: a wake and the
+    /// The multi handle's address (0 once detached), guarded by its lock: a wake and the
     /// engine's `detach` never overlap.
-    private let multi: Mutex<UInt>
+    private let multi: Locked<UInt>
 
     init(multi: UnsafeMutableRawPointer) {
-        self.multi = Mutex(UInt(bitPattern: multi))
+        self.multi = Locked(UInt(bitPattern: multi))
     }
 
     func wake() {

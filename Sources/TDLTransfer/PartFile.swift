@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 import TDLCore
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +11,8 @@ import Glibc
 /// renames it) and the worker (which writes, syncs and finishes it).
 final class PartFile: Sendable {
     let directory: String
-    /// Guarded by its Mutex: the loop renames the file while the worker may name it.
-    private let name: Mutex<String>
+    /// Guarded by its lock: the loop renames the file while the worker may name it.
+    private let name: Locked<String>
     let fd: Int32
 
     var fileName: String { name.withLock { $0 } }
@@ -26,7 +25,7 @@ final class PartFile: Sendable {
 
     private init(directory: String, fileName: String, fd: Int32) {
         self.directory = directory
-        name = Mutex(fileName)
+        name = Locked(fileName)
         self.fd = fd
     }
 
@@ -103,8 +102,8 @@ final class PartFile: Sendable {
 
     /// The first queued write that failed. From then on nothing more is written and every sync
     /// reports it, so no checkpoint and no finish counts bytes that never reached the file.
-    /// Set and read on the worker, like the queued writes themselves; guarded by its Mutex.
-    private let firstFailedWrite = Mutex<FileError?>(nil)
+    /// Set and read on the worker, like the queued writes themselves; guarded by its lock.
+    private let firstFailedWrite = Locked<FileError?>(nil)
 
     var failedWrite: FileError? { firstFailedWrite.withLock { $0 } }
 

@@ -1,6 +1,6 @@
 import CCurl
 import Dispatch
-import Synchronization
+import TDLCore
 
 /// The one serial background thread for slow file-system work (writes, fdatasync, the
 /// finish), and the way its results come back to the loop. Only Sendable values cross: the
@@ -69,8 +69,8 @@ final class WorkerQueue {
 
 /// Results handed back to the loop, and its wake-up.
 private final class Inbox: Sendable {
-    /// Guarded by its Mutex: appended by the worker (and the loop), taken by the loop.
-    private let done = Mutex<[(ticket: Int, result: any Sendable)]>([])
+    /// Guarded by its lock: appended by the worker (and the loop), taken by the loop.
+    private let done = Locked<[(ticket: Int, result: any Sendable)]>([])
     /// Only ever used for `curl_multi_wakeup`, the one libcurl call allowed from any thread.
     private nonisolated(unsafe) let multi: UnsafeMutableRawPointer
 

@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 import TDLTestSupport
 import XCTest
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import XCTest
 @testable import TDLCore
 
@@ -25,7 +24,7 @@ final class ListSnapshotTests: XCTestCase {
         let f = Fixture(limit: 0)
         let urls = f.add((0 ..< 2_000).map { "file\($0).bin" })
         let names = f.manager.listSnapshot
-        let found = Mutex([Int](repeating: 0, count: 2))
+        let found = Locked([Int](repeating: 0, count: 2))
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             var count = 0
             for url in urls[part * 1_000 ..< (part + 1) * 1_000] where names.displayName(of: url) != nil { count += 1 }

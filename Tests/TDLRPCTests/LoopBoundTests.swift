@@ -1,5 +1,7 @@
 import Foundation
 import XCTest
+import TDLCore
+import TDLTestSupport
 @testable import TDLRPC
 
 /// The loop-bound wrapper opens on the thread that made it only.

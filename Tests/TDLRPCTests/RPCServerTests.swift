@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import TDLCore
+import TDLTestSupport
 @testable import TDLRPC
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,8 +41,8 @@ final class RawClient: Sendable {
         }
     }
 
-    /// Set by `reset`, which closes the descriptor itself; guarded by its mutex.
-    private let closed = Mutex(false)
+    /// Set by `reset`, which closes the descriptor itself; guarded by its lock.
+    private let closed = Locked(false)
 
     deinit { if !closed.withLock({ $0 }) { close(fd) } }
 
@@ -135,10 +135,10 @@ final class RawClient: Sendable {
 }
 
 /// A minimal WebSocket client: the handshake, masked text frames out, text frames in. A test
-/// hands it from thread to thread; the bytes read past a message are guarded by a mutex.
+/// hands it from thread to thread; the bytes read past a message are guarded by a lock.
 final class WSClient: Sendable {
     let raw: RawClient
-    private let pending = Mutex(Data())
+    private let pending = Locked(Data())
 
     /// The head of the server's answer to the handshake.
     let answerHead: String

@@ -1,4 +1,3 @@
-import Synchronization
 import XCTest
 import TDLCore
 @testable import TDLSession
@@ -193,7 +192,7 @@ final class ControlServerTests: XCTestCase {
         let said = Locked<[String]>([])
         let client = Background { [handOver] () -> (any Error)? in
             do {
-                _ = try handOver.run(say: { line in said.change { $0.append(line) } })
+                _ = try handOver.run(say: { line in said.withLock { $0.append(line) } })
                 return nil
             } catch {
                 return error
@@ -209,7 +208,7 @@ final class ControlServerTests: XCTestCase {
         _ = client.wait()
         XCTAssertEqual(Array(commands.prefix(3)), [.add, .resume, .status])
         XCTAssertEqual((client.result ?? nil) as? HandOver.Stop, .runningTdlQuit)
-        XCTAssertEqual(said.value, ["the session \"s\" runs in another tdl: it downloads, this one waits"])
+        XCTAssertEqual(said.withLock({ $0 }), ["the session \"s\" runs in another tdl: it downloads, this one waits"])
         XCTAssertNotNil(manager.task(url("a")))
     }
 
@@ -218,7 +217,7 @@ final class ControlServerTests: XCTestCase {
         var handOver = HandOver(home: home, session: "s", items: [DownloadRequest(url: url("a"))], all: false, quiet: false)
         handOver.pollIntervalMs = 20
         let said = Locked<[String]>([])
-        let client = Background { [handOver] in try? handOver.run(say: { line in said.change { $0.append(line) } }) }
+        let client = Background { [handOver] in try? handOver.run(say: { line in said.withLock { $0.append(line) } }) }
         // Stands in for the running tdl's downloads: the task ends failed after its first status.
         var statuses = 0
         _ = serve(server, until: { client.isDone }) { request in
@@ -235,7 +234,7 @@ final class ControlServerTests: XCTestCase {
         }
         server.shutDown()
         XCTAssertEqual(client.result ?? nil, ExitStatus.downloadFailed)
-        XCTAssertEqual(said.value.last, "\(url("a")): 404 Not Found")
+        XCTAssertEqual(said.withLock({ $0 }).last, "\(url("a")): 404 Not Found")
     }
 
     // MARK: - The loop
@@ -265,15 +264,6 @@ final class ControlServerTests: XCTestCase {
     }
 }
 
-/// A value shared between the test's thread and a client's.
-final class Locked<Value: Sendable>: Sendable {
-    /// Guards the value.
-    private let stored: Mutex<Value>
-    init(_ value: Value) { stored = Mutex(value) }
-    var value: Value { stored.withLock { $0 } }
-    func change(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
-}
-
 /// A client running on its own thread, as another tdl process would.
 final class Background<Result: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
@@ -282,13 +272,13 @@ final class Background<Result: Sendable>: Sendable {
     init(_ body: @escaping @Sendable () -> Result) {
         Thread { [box, done] in
             let result = body()
-            box.change { $0 = result }
+            box.withLock { $0 = result }
             done.signal()
         }.start()
     }
 
-    var isDone: Bool { box.value != nil }
-    var result: Result? { box.value }
+    var isDone: Bool { box.withLock { $0 } != nil }
+    var result: Result? { box.withLock { $0 } }
 
     func wait() -> Result? {
         _ = done.wait(timeout: .now() + 30)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TDLCore
 @testable import TDLStore
 import XCTest
@@ -43,9 +42,9 @@ extension SessionStoreTests {
     }
 }
 
-/// A flag one thread sets and another reads, guarded by its mutex.
+/// A flag one thread sets and another reads, guarded by its lock.
 final class ManagedAtomicFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }

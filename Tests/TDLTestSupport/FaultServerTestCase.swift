@@ -1,4 +1,5 @@
 import XCTest
+import TDLCore
 
 /// A test class whose tests share one fault server, started once for the class. When it cannot
 /// start (python3 missing, say), every test fails with that reason instead of crashing the run.

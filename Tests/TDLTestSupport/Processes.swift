@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TDLCore
 
 /// Runs programs for tests: the real tdl binary, nginx, tmux, the fault server.
 public enum Processes {
@@ -167,13 +167,10 @@ public enum Processes {
     }
 }
 
-/// A value shared between threads.
-public final class Locked<T: Sendable>: Sendable {
-    /// Guards the value.
-    private let value: Mutex<T>
-    public init(_ value: T) { self.value = Mutex(value) }
-    public func get() -> T { value.withLock { $0 } }
-    public func set(_ newValue: T) { value.withLock { $0 = newValue } }
+/// Reading or replacing a shared value whole, as the tests do (`Locked` is the project's lock).
+public extension Locked {
+    func get() -> Value { withLock { $0 } }
+    func set(_ newValue: Value) { withLock { $0 = newValue } }
 }
 
 /// A fresh folder under /tmp, removed when the test object goes away, or at the latest when
