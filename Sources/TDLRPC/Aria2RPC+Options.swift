@@ -11,61 +11,63 @@ extension Aria2RPC {
         guard let pairs = given.object else { throw RPCFault(1, "The parameter at 1 has wrong type.") }
         for (name, value) in pairs {
             try RPCPolicy.refuseCommand(option: name)
-            let text: String
             switch value {
-            case .string(let s): text = s
-            case .number: text = String(value.integer ?? -1)
+            case .string(let text): try read(name, text, into: &options, kept: &kept)
+            case .number: try read(name, String(value.integer ?? -1), into: &options, kept: &kept)
             case .array(let items) where name == "header":
-                for header in items.compactMap(\.string) {
-                    if let problem = RequestHeader.problem(with: header) {
-                        throw RPCFault(1, "header \(RequestHeader.masked(header)): \(problem)")
-                    }
-                    options.headers = (options.headers ?? []) + [header]
-                }
-                continue
+                for header in items.compactMap(\.string) { try read(name, header, into: &options, kept: &kept) }
             default: throw RPCFault(1, "We encountered a problem while processing the option '--\(name)'.")
-            }
-            switch name {
-            case "dir":
-                options.directory = try policy.folder(text)
-                if let problem = manager.folderProblem(options.directory!) { throw RPCFault(1, problem) }
-            case "out":
-                try policy.check(name: text)
-                options.fileName = text
-            case "checksum":
-                guard let checksum = Checksum(text) else {
-                    throw RPCFault(1, "checksum must look like sha-256=HEX (md5, sha-1, sha-256, sha-512)")
-                }
-                options.checksum = checksum
-            case "split":
-                guard let n = Int(text), (1...32).contains(n) else { throw RPCFault(1, "split must be between 1 and 32") }
-                options.connections = n
-                kept[name] = text
-            case "max-connection-per-server":
-                // Kept as given, and a cap on the connections, as aria2's is (one server).
-                guard let n = Int(text), (1...16).contains(n) else { throw RPCFault(1, "max-connection-per-server must be between 1 and 16") }
-                kept[name] = text
-            case "max-download-limit":
-                options.rateLimit = try Self.rate(text, for: name)
-            case "header":
-                if let problem = RequestHeader.problem(with: text) { throw RPCFault(1, "header \(RequestHeader.masked(text)): \(problem)") }
-                options.headers = (options.headers ?? []) + [text]
-            case "user-agent", "referer":
-                if let problem = RequestText.problem(inValue: text) { throw RPCFault(1, "\(name): \(problem)") }
-                if name == "referer" { options.referer = text } else { options.userAgent = text }
-            case "pause":
-                guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
-            default:
-                // Settings tdl decides itself (resuming, naming, retries, BitTorrent's) are kept
-                // and answered back; a name aria2 does not know is refused.
-                guard Aria2OptionNames.all.contains(name) else { throw RPCFault(1, "tdl does not know the option '\(name)'") }
-                kept[name] = text
             }
         }
         if let cap = kept["max-connection-per-server"].flatMap(Int.init) {
             options.connections = min(options.connections ?? manager.settings.connectionsPerDownload, cap)
         }
         return options
+    }
+
+    /// One option of a download. tdl's own are read by `DownloadOption.read`, as the command
+    /// line, input files and the config file read them (one message per mistake), inside what
+    /// a caller may ask (`RPCPolicy`); aria2's others are kept as given; a name aria2 does not
+    /// know is refused.
+    private func read(_ name: String, _ text: String, into options: inout DownloadOptions, kept: inout [String: String]) throws {
+        switch name {
+        case "max-connection-per-server":
+            // aria2's cap on one server's connections (split's value, in aria2's range), kept
+            // as given and applied as a cap once every option is read.
+            var capped = DownloadOptions()
+            guard (try? DownloadOption.aria2Names[name]?.read(text, into: &capped, absolute: { $0 })) != nil,
+                  let n = capped.connections, n <= 16 else {
+                throw RPCFault(1, "max-connection-per-server must be between 1 and 16")
+            }
+            kept[name] = text
+            return
+        case "pause":
+            guard text == "true" || text == "false" else { throw RPCFault(1, "pause must be true or false") }
+            return
+        case "load-cookies":
+            // A file of the serving machine: a caller names no path outside the download folders.
+            kept[name] = text
+            return
+        default:
+            break
+        }
+        guard let option = DownloadOption(rawValue: name) ?? DownloadOption.aria2Names[name] else {
+            // Settings tdl decides itself (resuming, naming, retries, BitTorrent's) are kept
+            // and answered back.
+            guard Aria2OptionNames.all.contains(name) else { throw RPCFault(1, "tdl does not know the option '\(name)'") }
+            kept[name] = text
+            return
+        }
+        var value = text
+        if option == .dir { value = try policy.folder(text) }
+        if option == .out { try policy.check(name: text) }
+        do {
+            try option.read(value, into: &options, absolute: { $0 })
+        } catch {
+            throw RPCFault(1, error.message(as: name))
+        }
+        if option == .dir, let problem = manager.folderProblem(value) { throw RPCFault(1, problem) }
+        if option == .split { kept[name] = text }
     }
 
     func options(of url: String) -> JSON {

@@ -47,4 +47,28 @@ final class Aria2OptionsTests: XCTestCase {
         XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["rpc-listen-port": "7000"]]), 1)
         XCTAssertEqual(f.errorCode("aria2.changeGlobalOption", [["no-such-option": "1"]]), 1)
     }
+
+    /// tdl's own `queue` is a download's option over JSON-RPC too, read as an input file reads
+    /// it; a mistake in it, or in any of tdl's options, says what the input file says.
+    func testADownloadNamesItsQueueAndMistakesReadAsElsewhere() {
+        let f = RPCFixture()
+        let url = "http://127.0.0.1:1/night.iso"
+        let gid = f.add(url, ["queue": "night"])
+        XCTAssertEqual(f.manager.task(url)?.options.queue, "night")
+        XCTAssertEqual(f.result("aria2.changeOption", [.string(gid), ["queue": "day"]]), "OK")
+        XCTAssertEqual(f.manager.task(url)?.options.queue, "day")
+        func inputFileSays(_ name: String, _ value: String) -> String? {
+            var options = DownloadOptions()
+            do { try DownloadOption.read(name, value, into: &options, absolute: { $0 }) } catch { return error.message(as: name) }
+            return nil
+        }
+        for (name, value) in [("queue", "a b"), ("split", "99"), ("checksum", "md5=zz"), ("max-download-limit", "fast")] {
+            let other = "http://127.0.0.1:1/refused-\(name)"
+            let answer = f.response("aria2.addUri", [[.string(other)], [name: .string(value)]])
+            XCTAssertEqual(answer["error"]?["code"]?.integer, 1, "\(name)=\(value): \(answer.text)")
+            XCTAssertNotNil(inputFileSays(name, value))
+            XCTAssertEqual(answer["error"]?["message"]?.string, inputFileSays(name, value))
+            XCTAssertNil(f.manager.task(other), "\(name)=\(value) adds nothing")
+        }
+    }
 }
