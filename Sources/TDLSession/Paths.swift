@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 
 /// Where tdl keeps its session and puts downloads, from options, environment and XDG defaults.
 public enum Paths {
@@ -21,9 +22,5 @@ public enum Paths {
         return (homeDirectory as NSString).appendingPathComponent("Downloads")
     }
 
-    public static func absolute(_ path: String) -> String {
-        let expanded = (path as NSString).expandingTildeInPath
-        if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
-        return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(expanded) as NSString).standardizingPath
-    }
+    public static func absolute(_ path: String) -> String { LocalPath.absolute(path) }
 }

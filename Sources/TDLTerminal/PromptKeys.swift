@@ -131,12 +131,17 @@ struct PromptKeys {
                 state.say(ScreenText.clean(message), error: isError)
                 return .listEdited
             }
-            let urls = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
-            guard !urls.isEmpty else {
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+            guard !words.isEmpty else {
                 state.say("no URL given")
                 return .redraw
             }
-            add(urls)
+            switch AddLine.requests(words) {
+            case .success(let requests): add(requests)
+            case .failure(let mistake):
+                state.say(ScreenText.clean(mistake.text), error: true)
+                return .redraw
+            }
         case .rename(let url):
             // The file on disk takes the name, as `tdl list` then says.
             let name = text.trimmingCharacters(in: .whitespaces)
@@ -190,8 +195,8 @@ struct PromptKeys {
         return .listEdited
     }
 
-    private func add(_ urls: [String]) {
-        let result = manager.add(urls)
+    private func add(_ requests: [DownloadRequest]) {
+        let result = manager.add(requests)
         var parts: [String] = []
         if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
         for (what, again) in Dictionary(grouping: result.duplicates, by: \.reason).sorted(by: { $0.key < $1.key }) {

@@ -1,0 +1,56 @@
+import Foundation
+import TDLCore
+import XCTest
+@testable import TDLTerminal
+
+/// The add prompt takes an input file's `key=value` words after a URL, read by the same
+/// parser; a mistake is the input file's message, and nothing is added.
+final class AddPromptTests: XCTestCase {
+    func testOptionsAfterAURLApplyToThatURL() throws {
+        let screen = try ScreenFixture([])
+        let folder = screen.path("iso")
+        screen.press("a")
+        screen.type("https://example.com/a.iso out=name.iso dir=\(folder) queue=night https://example.com/b.iso split=4")
+        XCTAssertEqual(screen.press("Enter"), .listEdited)
+        XCTAssertEqual(screen.state.message, "added 2 downloads")
+        let a = try XCTUnwrap(screen.manager.task("https://example.com/a.iso"))
+        XCTAssertEqual(a.fileName, "name.iso")
+        XCTAssertEqual(a.directory, folder)
+        XCTAssertEqual(a.options.queue, "night")
+        let b = try XCTUnwrap(screen.manager.task("https://example.com/b.iso"))
+        XCTAssertEqual(b.options.connections, 4)
+        XCTAssertNil(b.options.queue, "options belong to the URL before them")
+    }
+
+    func testAMistakeIsTheInputFilesMessageAndAddsNothing() throws {
+        let screen = try ScreenFixture([])
+        for (typed, key, value) in [("https://example.com/a.iso split=99", "split", "99"),
+                                    ("https://example.com/a.iso queue=a/b", "queue", "a/b"),
+                                    ("https://example.com/a.iso colour=blue", "colour", "blue")] {
+            var options = DownloadOptions()
+            var expected = ""
+            do { try DownloadOption.read(key, value, into: &options, absolute: { $0 }) } catch { expected = error.message(as: key) }
+            XCTAssertFalse(expected.isEmpty, typed)
+            screen.press("a")
+            screen.type(typed)
+            XCTAssertEqual(screen.press("Enter"), .redraw, typed)
+            XCTAssertEqual(screen.state.message, expected, typed)
+            XCTAssertTrue(screen.state.messageIsError, typed)
+            XCTAssertEqual(screen.manager.taskCount, 0, typed)
+        }
+        screen.press("a")
+        screen.type("out=x.iso https://example.com/a.iso")
+        XCTAssertEqual(screen.press("Enter"), .redraw)
+        XCTAssertEqual(screen.state.message, "out=x.iso has no URL before it: nothing added")
+        XCTAssertNil(screen.manager.task("https://example.com/a.iso"))
+    }
+
+    /// A URL's query has '=' in it after its scheme's ':': it stays a URL.
+    func testAURLWithAQueryIsAURL() throws {
+        let screen = try ScreenFixture([])
+        screen.press("a")
+        screen.type("https://example.com/get?file=a.iso https://example.com/get?a=1&file=b.iso")
+        XCTAssertEqual(screen.press("Enter"), .listEdited)
+        XCTAssertEqual(screen.state.message, "added 2 downloads")
+    }
+}
