@@ -79,6 +79,7 @@ extension Aria2RPC {
             let aria2Name = ["md5": "md5", "sha1": "sha-1", "sha256": "sha-256", "sha512": "sha-512"][checksum.algorithm.rawValue] ?? checksum.algorithm.rawValue
             pairs.append(("checksum", .string("\(aria2Name)=\(checksum.hex)")))
         }
+        if let queue = task.options.queue { pairs.append(("queue", .string(queue))) }
         let named = Set(pairs.map(\.0))
         pairs += (keptOptions[url] ?? [:]).filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
         return .object(pairs)

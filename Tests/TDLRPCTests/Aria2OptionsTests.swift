@@ -57,6 +57,7 @@ final class Aria2OptionsTests: XCTestCase {
         XCTAssertEqual(f.manager.task(url)?.options.queue, "night")
         XCTAssertEqual(f.result("aria2.changeOption", [.string(gid), ["queue": "day"]]), "OK")
         XCTAssertEqual(f.manager.task(url)?.options.queue, "day")
+        XCTAssertEqual(f.result("aria2.getOption", [.string(gid)])["queue"], "day")
         func inputFileSays(_ name: String, _ value: String) -> String? {
             var options = DownloadOptions()
             do { try DownloadOption.read(name, value, into: &options, absolute: { $0 }) } catch { return error.message(as: name) }
