@@ -61,13 +61,18 @@ extension Aria2RPC {
 
     /// The earlier attempt the GID at `index` names (16 hex digits), nil when it names none.
     func earlierAttempt(_ p: Params, at index: Int = 0) -> EarlierAttempt? {
-        guard let gid = p.string(index).flatMap(Aria2Terms.gidNumber), statusBoard.url(gid: gid) == nil,
+        guard let gid = p.string(index).flatMap(Aria2Terms.gidNumber) else { return nil }
+        // A current GID (almost every call) is known from the board, without the queues.
+        publisher.fillIfNeeded()
+        publisher.publishChanges()
+        guard statusBoard.url(gid: gid) == nil,
               let url = currentPartition().earlierURLs[gid], let task = manager.task(url) else { return nil }
         return Self.earlierAttempts(of: task).first { $0.gid == gid }
     }
 
     /// Forgets earlier attempts' results (removeDownloadResult, purgeDownloadResult).
     func forgetEarlier(_ attempts: [EarlierAttempt]) {
+        guard !attempts.isEmpty else { return }
         let gone = Set(attempts.map(\.gid))
         for url in Set(attempts.map(\.url)) {
             guard let task = manager.task(url) else { continue }
