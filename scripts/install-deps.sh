@@ -13,9 +13,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 install_aria2p() {
   local venv="$root/.build/aria2p"
-  [ -x "$venv/bin/aria2p" ] && return 0
+  # aria2p[tui]: `aria2p top`'s curses screen (asciimatics) too.
+  [ -x "$venv/bin/aria2p" ] && "$venv/bin/python" -c "import asciimatics" 2>/dev/null && return 0
   mkdir -p "$root/.build"
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+  if [ ! -x "$venv/bin/pip" ] && ! python3 -m venv "$venv" >/dev/null 2>&1; then
     # Debian's python3 keeps venv in a package of its own.
     rm -rf "$venv"
     local sudo=""
@@ -25,7 +26,7 @@ install_aria2p() {
     python3 -m venv "$venv"
   fi
   echo "Installing aria2p into $venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check aria2p
+  "$venv/bin/pip" install -q --disable-pip-version-check 'aria2p[tui]'
 }
 if [ "${1:-}" = "--aria2p" ]; then
   install_aria2p

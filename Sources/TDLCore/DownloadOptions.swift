@@ -31,11 +31,16 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public var mirrors: [String]?
     // The queue the download runs in (nil: the default queue); see `QueueDefinition`.
     public var queue: String?
+    /// How many times bytes that do not match `checksum` are downloaded again before the
+    /// download fails (nil: as many times as it retries). aria2's clients get 0: aria2 fails
+    /// at the first mismatch.
+    public var checksumRetries: Int?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
                 rateLimit: Int64? = nil, connections: Int? = nil, headers: [String]? = nil,
                 userAgent: String? = nil, referer: String? = nil, cookieFile: String? = nil,
-                saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil) {
+                saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil,
+                checksumRetries: Int? = nil) {
         self.directory = directory
         self.fileName = fileName
         self.checksum = checksum
@@ -48,6 +53,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
         self.saveCookies = saveCookies
         self.mirrors = mirrors
         self.queue = queue
+        self.checksumRetries = checksumRetries
     }
 
     /// The most connections one download may use.
@@ -64,7 +70,8 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
                         headers: RequestHeader.merged(defaults.headers, headers),
                         userAgent: userAgent ?? defaults.userAgent, referer: referer ?? defaults.referer,
                         cookieFile: cookieFile ?? defaults.cookieFile, saveCookies: saveCookies ?? defaults.saveCookies,
-                        mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue)
+                        mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue,
+                        checksumRetries: checksumRetries ?? defaults.checksumRetries)
     }
 
     /// Whether the request carries anything of the user's that must not follow a redirect to

@@ -27,6 +27,7 @@ extension DownloadOptions {
         var options = self
         if let n = connections, !(1...Self.maxConnections).contains(n) { options.connections = nil }
         if let rate = rateLimit, !(0...RateText.largest).contains(rate) { options.rateLimit = nil }
+        if let n = checksumRetries, n < 0 { options.checksumRetries = nil }
         return options
     }
 }

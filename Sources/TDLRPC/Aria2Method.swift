@@ -51,7 +51,7 @@ struct Aria2Method: Sendable {
             return .array(rpc.currentPartition().active.map { rpc.statusStruct(of: $0, keys: keys) })
         },
         Aria2Method("aria2.tellWaiting", "offset, num[, keys]") { try $0.page($0.currentPartition().waiting, $1) },
-        Aria2Method("aria2.tellStopped", "offset, num[, keys]") { try $0.page($0.currentPartition().stopped, $1) },
+        Aria2Method("aria2.tellStopped", "offset, num[, keys]") { try $0.stoppedPage($1) },
         Aria2Method("aria2.changePosition", "gid, pos, how") { try $0.changePosition($1) },
         Aria2Method("aria2.changeUri", "gid, fileIndex, delUris, addUris[, position]") { try $0.changeUri($1) },
         Aria2Method("aria2.getOption", "gid") { rpc, p in rpc.options(of: try rpc.task(p).url) },
@@ -63,7 +63,7 @@ struct Aria2Method: Sendable {
             return Aria2Structs.globalStat(rpc.statusBoard.currentTotals)
         },
         Aria2Method("aria2.purgeDownloadResult") { rpc, _ in
-            rpc.forget(rpc.currentPartition().stopped)
+            rpc.purge()
             return "OK"
         },
         Aria2Method("aria2.removeDownloadResult", "gid") { try $0.removeDownloadResult($1) },

@@ -69,7 +69,7 @@ public final class Aria2Notifier {
         if !definite && last[url] == nil && [.complete, .error, .removed].contains(status) { return }
         last[url] = status
         if let method = Self.method(for: status) {
-            deliver(Notification(method: method, gid: Aria2Terms.gid(of: url), url: url, status: status))
+            deliver(Notification(method: method, gid: Aria2Terms.gid(of: task), url: url, status: status))
         }
     }
 }

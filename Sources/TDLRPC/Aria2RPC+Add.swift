@@ -15,6 +15,8 @@ extension Aria2RPC {
         var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil, kept: &kept)
         if unique.count > 1 { options.mirrors = Array(unique.dropFirst()) }
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
+        // As aria2: bytes that do not match end the download in error 32, never downloaded again.
+        if options.checksum != nil { options.checksumRetries = 0 }
         var position: Int?
         if p.values.count > 2 {
             guard let given = p.int(2) else { throw p.wrong(2) }
@@ -36,12 +38,17 @@ extension Aria2RPC {
             options.fileName = nil
             options.directory = nil
         }
+        // A URL tdl has: this add is a new attempt with a GID of its own, the old GID a stopped
+        // download's (see `EarlierAttempt`).
+        let key = DownloadRequest(url: url).url
+        let before = manager.task(key).map { _ in statusStruct(of: key) }
         let result = manager.add([DownloadRequest(url: url, options: options)])
         manager.downloadNewFileImmediately = startsNew
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
         if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
         let added = result.added.first ?? result.existing.first ?? url
         if !kept.isEmpty { keptOptions[added, default: [:]].merge(kept) { $1 } }
+        if result.added.isEmpty, let before { startNewAttempt(of: added, before: before) }
         if paused {
             if result.added.isEmpty { manager.pauseTasks([added]) }
         } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {
@@ -52,7 +59,7 @@ extension Aria2RPC {
         if let position, currentPartition().waiting.contains(added) {
             move(added, to: position)
         }
-        return .string(Aria2Terms.gid(of: added))
+        return .string(manager.task(added).map(Aria2Terms.gid(of:)) ?? Aria2Terms.gid(of: added))
     }
 
     func changeUri(_ p: Params) throws -> JSON {

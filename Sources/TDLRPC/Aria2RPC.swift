@@ -166,6 +166,7 @@ public final class Aria2RPC {
             }
             if token != nil { params.removeFirst() }
         }
+        if let answer = try answerForEarlier(method, Params(params)) { return answer }
         return try entry.handler(self, Params(params))
     }
 
@@ -186,12 +187,19 @@ public final class Aria2RPC {
         })
     }
 
+    /// getVersion: tdl's version (aria2's whose interface it follows when it was given none),
+    /// and what tdl has; aria2's keys, no others.
     func version() -> JSON {
-        var version: [(String, JSON)] = [("version", .string(Self.aria2Version)),
-                                        ("enabledFeatures", ["HTTPS", "FTP", "Checksum", "GZip"])]
-        if !tdlVersion.isEmpty { version.append(("tdl", .string(tdlVersion))) }
-        return .object(version)
+        ["enabledFeatures": .array((Self.aria2Features + Self.tdlFeatures).map(JSON.string)),
+         "version": .string(tdlVersion.isEmpty ? Self.aria2Version : tdlVersion)]
     }
+
+    /// What tdl has that aria2 names so in `enabledFeatures`: HTTPS and SFTP (libcurl's),
+    /// checksums ("Message Digest"), `addMetalink`. Not "GZip", "Async DNS", "BitTorrent",
+    /// "Firefox3 Cookie" or "XML-RPC": tdl has none of those as aria2 means them.
+    public static let aria2Features = ["HTTPS", "SFTP", "Message Digest", "Metalink"]
+    /// tdl's own names for what aria2 has without naming it.
+    public static let tdlFeatures = ["FTP", "FTPS"]
 
     func shutdown(force: Bool) -> JSON {
         shutdownRequested = force
@@ -239,6 +247,9 @@ public final class Aria2RPC {
         var stopped: [String] = []
         /// Each task's status when the queues were made: a change of one makes them again.
         var statuses: [String: Aria2Terms.Status] = [:]
+        /// GIDs downloads had before their URLs were added again, stopped, by when they ended.
+        var earlier: [EarlierAttempt] = []
+        var earlierURLs: [UInt64: String] = [:]
     }
 
     func currentPartition() -> Partition {
@@ -254,7 +265,11 @@ public final class Aria2RPC {
             case .waiting, .paused: waiting.append((manager.startRank(of: task.url) ?? 0, task.url))
             case .complete, .error, .removed: stopped.append((task.addTime.timeIntervalSinceReferenceDate, task.url))
             }
+            if task.metaInfo[Self.earlierKey] != nil { parts.earlier += Self.earlierAttempts(of: task) }
         }
+        parts.earlier.sort { ($0.endedAt, $0.gid) < ($1.endedAt, $1.gid) }
+        for attempt in parts.earlier { parts.earlierURLs[attempt.gid] = attempt.url }
+        publisher.earlierCount = parts.earlier.count
         parts.active.sort()
         parts.waiting = waiting.sorted { ($0.rank, $0.url) < ($1.rank, $1.url) }.map(\.url)
         parts.stopped = stopped.sorted { ($0.rank, $0.url) < ($1.rank, $1.url) }.map(\.url)
@@ -262,22 +277,43 @@ public final class Aria2RPC {
         return parts
     }
 
-    /// tellWaiting / tellStopped: `offset` from the start, or (negative) from the end going backwards.
+    /// tellStopped: earlier attempts (they ended first), then stopped downloads.
+    func stoppedPage(_ p: Params) throws -> JSON {
+        let parts = currentPartition()
+        return try page(parts.earlier.count + parts.stopped.count, p) { i, keys in
+            guard i < parts.earlier.count else { return statusStruct(of: parts.stopped[i - parts.earlier.count], keys: keys) }
+            return keys.map { parts.earlier[i].result.only($0) } ?? parts.earlier[i].result
+        }
+    }
+
+    /// purgeDownloadResult: every stopped download's result, earlier attempts' too.
+    func purge() {
+        let parts = currentPartition()
+        let stopped = Set(parts.stopped)
+        forgetEarlier(parts.earlier.filter { !stopped.contains($0.url) })
+        forget(parts.stopped)
+    }
+
+    /// tellWaiting: `offset` from the start, or (negative) from the end going backwards.
     func page(_ list: [String], _ p: Params) throws -> JSON {
+        try page(list.count, p) { statusStruct(of: list[$0], keys: $1) }
+    }
+
+    func page(_ count: Int, _ p: Params, _ item: (Int, Set<String>?) -> JSON) throws -> JSON {
         guard let offset = p.int(0) else { throw p.wrong(0) }
         guard let num = p.int(1), num >= 0 else { throw p.wrong(1) }
         let keys = try keys(p, at: 2)
-        var picked: [String] = []
+        var picked: [Int] = []
         if offset >= 0 {
-            if offset < list.count { picked = Array(list[offset ..< offset + min(list.count - offset, num)]) }
+            if offset < count { picked = Array(offset ..< offset + min(count - offset, num)) }
         } else {
-            let start = list.count + offset  // -1 is the last
+            let start = count + offset  // -1 is the last
             if start >= 0 {
                 var i = start
-                while i >= 0 && picked.count < num { picked.append(list[i]); i -= 1 }
+                while i >= 0 && picked.count < num { picked.append(i); i -= 1 }
             }
         }
-        return .array(picked.map { statusStruct(of: $0, keys: keys) })
+        return .array(picked.map { item($0, keys) })
     }
 
     func keys(_ p: Params, at index: Int) throws -> Set<String>? {
@@ -293,7 +329,7 @@ public final class Aria2RPC {
         for url in urls { keptOptions[url] = nil }
         publisher.forgottenStopped += urls.filter { url in
             manager.task(url).map { [.complete, .error, .removed].contains(Aria2Terms.status(of: $0)) } ?? false
-        }.count
+        }.count + urls.reduce(0) { $0 + (manager.task($1).map { Self.earlierAttempts(of: $0).count } ?? 0) }
         let listed = urls.filter { manager.task($0)?.deletedAt == nil }
         if !listed.isEmpty { manager.deleteTasks(listed) }
         manager.cleanupToDeleteTasks(urls)

@@ -9,7 +9,6 @@ enum Aria2Structs {
     /// aria2's status struct, with only `keys` when given. `activity` counts while the task
     /// is active; `defaultConnections` is the session's, for a task that names none.
     static func status(of task: DownloadTask, activity: TaskActivity?, defaultConnections: Int, keys: Set<String>? = nil) -> JSON {
-        let url = task.url
         let status = Aria2Terms.status(of: task)
         let activity = status == .active ? activity : nil
         let completed = activity?.received ?? task.received
@@ -19,7 +18,7 @@ enum Aria2Structs {
             if keys == nil || keys!.contains(key) { fields.append((key, value())) }
         }
         func string(_ n: Int64) -> JSON { .string(String(n)) }
-        add("gid", .string(Aria2Terms.gid(of: url)))
+        add("gid", .string(Aria2Terms.gid(of: task)))
         add("status", .string(status.rawValue))
         add("totalLength", string(total))
         add("completedLength", string(completed))
@@ -31,7 +30,7 @@ enum Aria2Structs {
         add("connections", string(status == .active ? Int64(task.options.connections ?? defaultConnections) : 0))
         if let reason = task.failReason, task.state == .failed {
             add("errorCode", .string(String(Aria2Terms.errorCode(of: reason))))
-            add("errorMessage", .string(reason.message))
+            add("errorMessage", .string(errorMessage(reason, path: task.filePath)))
         } else if status == .complete || status == .removed {
             // aria2's result codes: 0 finished, 31 removed by the user.
             add("errorCode", status == .removed ? "31" : "0")
@@ -41,6 +40,12 @@ enum Aria2Structs {
         add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
                        "completedLength": string(completed), "selected": "true", "uris": uris(of: task)]])
         return .object(fields)
+    }
+
+    /// aria2's words where it has some (its "Checksum error detected." for error 32), else tdl's.
+    static func errorMessage(_ reason: FailReason, path: String) -> String {
+        if case .checksumMismatch = reason { return "Checksum error detected. file=\(path) (\(reason.message))" }
+        return reason.message
     }
 
     /// `getFiles`: the one file of a download.

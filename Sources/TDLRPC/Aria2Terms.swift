@@ -3,11 +3,22 @@ import TDLCore
 
 /// aria2's words for tdl's facts: GIDs, states, error codes.
 public enum Aria2Terms {
-    /// A task's GID: 16 hex digits derived from its URL (64-bit FNV-1a), so the same download
-    /// has the same GID in every run, in `tdl serve` and in `tdl --rpc`, with nothing stored.
-    /// Two URLs of one session sharing a GID (about 1 in 3·10¹¹ for 10,000 tasks) answer
-    /// for the one added first.
+    /// A URL's first GID: 16 hex digits derived from it (64-bit FNV-1a), so a download never
+    /// asked for again has the same GID in every run, in `tdl serve` and in `tdl --rpc`, with
+    /// nothing stored. Two URLs of one session sharing a GID (about 1 in 3·10¹¹ for 10,000
+    /// tasks) answer for the one added first.
     public static func gid(of url: String) -> String { gidText(gidNumber(of: url)) }
+
+    /// Where a task keeps the GID of its current attempt once an `addUri` of its URL made a
+    /// new one (in its `metaInfo`, saved with it); without it, the URL's first GID.
+    static let gidKey = "aria2.gid"
+
+    /// A task's GID now.
+    public static func gid(of task: DownloadTask) -> String { gidText(gidNumber(of: task)) }
+
+    static func gidNumber(of task: DownloadTask) -> UInt64 {
+        task.metaInfo[gidKey].flatMap(gidNumber) ?? gidNumber(of: task.url)
+    }
 
     /// The GID as the number its 16 hex digits write.
     public static func gidNumber(of url: String) -> UInt64 {

@@ -35,9 +35,20 @@ final class StatusBoard: Sendable {
         /// URLs whose GID another URL, added earlier, holds (almost always none).
         var shadowed: [UInt64: Set<String>] = [:]
         var active: Set<UInt64> = []
+        /// The GID each URL is placed under where that is not the URL's first (a download
+        /// asked for again): few, so the common case keeps no table by URL.
+        var moved: [String: UInt64] = [:]
+
+        /// The GID `url` is placed under.
+        func placedGID(of url: String) -> UInt64 { moved[url] ?? Aria2Terms.gidNumber(of: url) }
 
         mutating func place(_ task: DownloadTask) {
-            let gid = Aria2Terms.gidNumber(of: task.url)
+            let gid = Aria2Terms.gidNumber(of: task)
+            if placedGID(of: task.url) != gid {
+                // Asked for again: its old GID goes (an earlier attempt now, see `EarlierAttempts`).
+                _ = remove(task.url)
+            }
+            if gid != Aria2Terms.gidNumber(of: task.url) { moved[task.url] = gid }
             if let held = byGID[gid], held.url != task.url {
                 // The first added keeps the GID; the other waits in `shadowed`.
                 guard (task.addTime, task.url) < (held.addTime, held.url) else {
@@ -53,7 +64,8 @@ final class StatusBoard: Sendable {
 
         /// Forgets `url`; returns the URLs its GID hid.
         mutating func remove(_ url: String) -> [String] {
-            let gid = Aria2Terms.gidNumber(of: url)
+            let gid = placedGID(of: url)
+            moved[url] = nil
             guard byGID[gid]?.url == url else {
                 shadowed[gid]?.remove(url)
                 if shadowed[gid]?.isEmpty == true { shadowed[gid] = nil }

@@ -13,6 +13,8 @@ final class StatusPublisher {
     private var observer: Int?
     /// Stopped downloads whose results were removed (purge, removeDownloadResult) in this run.
     var forgottenStopped = 0
+    /// GIDs downloads had before their URLs were added again: stopped downloads too.
+    var earlierCount = 0
 
     init(manager: DownloadManager) {
         self.manager = manager
@@ -65,7 +67,7 @@ final class StatusPublisher {
         totals.downloadSpeed = manager.overallSpeed
         totals.active = counts[.downloading] ?? 0
         totals.waiting = (counts[.waiting] ?? 0) + (counts[.paused] ?? 0) + (counts[.stopped] ?? 0)
-        totals.stopped = (counts[.finished] ?? 0) + (counts[.failed] ?? 0) + manager.trashCount
+        totals.stopped = (counts[.finished] ?? 0) + (counts[.failed] ?? 0) + manager.trashCount + earlierCount
         totals.stoppedTotal = totals.stopped + forgottenStopped
         totals.defaultConnections = manager.settings.connectionsPerDownload
         board.setLive(manager.activity, totals)

@@ -84,7 +84,7 @@ extension FileDownload {
             engine.report(.finished(url: url, path: path, size: bytes))
             engine.forget(self)
         case .checksumMismatch(let expected, let actual):
-            guard retries.countChecksumFailure() else {
+            guard retries.countChecksumFailure(limit: job.options.checksumRetries) else {
                 truncatePart()
                 segments = SegmentTable()
                 return failNow(.checksumMismatch(expected: expected, actual: actual))

@@ -50,10 +50,11 @@ struct RetryPolicy {
         restartsFromZero = 0
     }
 
-    /// One more checksum mismatch; false when there are no downloads again left.
-    mutating func countChecksumFailure() -> Bool {
+    /// One more checksum mismatch; false when there are no downloads again left (`limit`: the
+    /// download's own, else `maxRetries`).
+    mutating func countChecksumFailure(limit: Int? = nil) -> Bool {
         checksumFailures += 1
-        return checksumFailures <= maxRetries
+        return checksumFailures <= (limit ?? maxRetries)
     }
 
     private static func pow2(_ n: Int) -> Double {
