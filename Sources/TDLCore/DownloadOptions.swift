@@ -31,11 +31,14 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     public var mirrors: [String]?
     // The queue the download runs in (nil: the default queue); see `QueueDefinition`.
     public var queue: String?
+    /// The size the file must have (a Metalink's `<size>`): a server answering with another
+    /// size has another file, and the download fails rather than mix it in.
+    public var expectedSize: Int64?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
                 rateLimit: Int64? = nil, connections: Int? = nil, headers: [String]? = nil,
                 userAgent: String? = nil, referer: String? = nil, cookieFile: String? = nil,
-                saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil) {
+                saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil, expectedSize: Int64? = nil) {
         self.directory = directory
         self.fileName = fileName
         self.checksum = checksum
@@ -48,6 +51,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
         self.saveCookies = saveCookies
         self.mirrors = mirrors
         self.queue = queue
+        self.expectedSize = expectedSize
     }
 
     /// The most connections one download may use.
@@ -64,7 +68,8 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
                         headers: RequestHeader.merged(defaults.headers, headers),
                         userAgent: userAgent ?? defaults.userAgent, referer: referer ?? defaults.referer,
                         cookieFile: cookieFile ?? defaults.cookieFile, saveCookies: saveCookies ?? defaults.saveCookies,
-                        mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue)
+                        mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue,
+                        expectedSize: expectedSize ?? defaults.expectedSize)
     }
 
     /// Whether the request carries anything of the user's that must not follow a redirect to

@@ -6,6 +6,8 @@ import TDLCore
 struct PromptKeys {
     let manager: DownloadManager
     let state: ScreenState
+    /// Reads what typed URLs stand for (a Metalink document: its files), see `TerminalApp.Options`.
+    var expandURLs: TerminalApp.URLExpander?
 
     func handle(_ key: Key, in prompt: Prompt) -> Reaction {
         switch prompt {
@@ -136,7 +138,12 @@ struct PromptKeys {
                 state.say("no URL given")
                 return .redraw
             }
-            add(urls)
+            if let expandURLs, urls.contains(where: Metalink.isMetalinkName) {
+                let expanded = expandURLs(urls)
+                report(manager.add(expanded.requests), problems: expanded.problems)
+            } else {
+                report(manager.add(urls))
+            }
         case .rename(let url):
             // The file on disk takes the name, as `tdl list` then says.
             let name = text.trimmingCharacters(in: .whitespaces)
@@ -190,16 +197,17 @@ struct PromptKeys {
         return .listEdited
     }
 
-    private func add(_ urls: [String]) {
-        let result = manager.add(urls)
-        var parts: [String] = []
+    /// What an add did, on the message line; `problems` (a Metalink that could not be read) first.
+    private func report(_ result: AddResult, problems: [String] = []) {
+        var parts: [String] = problems.map { ScreenText.clean($0) }
+        for problem in problems { state.note(problem, error: true) }
         if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
         for (what, again) in Dictionary(grouping: result.duplicates, by: \.reason).sorted(by: { $0.key < $1.key }) {
             parts.append("\(again.count) \(what)")
         }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
         let cut = result.rejected.contains { ScreenText.width(ScreenText.clean(URLCheck.withoutPassword($0.url))) > 40 }
-        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty)
+        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty || !problems.isEmpty)
         // The message line cuts long URLs: the log keeps each one whole.
         for rejection in result.rejected {
             state.note("rejected \(URLCheck.withoutPassword(rejection.url)): \(rejection.reason)", error: true)
