@@ -72,7 +72,7 @@ final class MetalinkDownloadTests: FaultServerTestCase {
     }
 
     func testAHostileNameStaysInTheDownloadFolderWithoutEscapes() throws {
-        let doc = try write(Self.document(name: "../../x\u{1B}[31m&#27;]0;t&#7;.bin", sha256: nil, urls: [fileURL("x.bin", seed: 5)]), "evil.meta4")
+        let doc = try write(Self.document(name: "../../x\u{1B}[31m\u{1B}]0;t\u{07}.bin", sha256: nil, urls: [fileURL("x.bin", seed: 5)]), "evil.meta4")
         let result = try get([doc])
         XCTAssertEqual(result.status, 0, result.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: downloads)
@@ -88,6 +88,22 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertTrue(result.stderr.contains("DOCTYPE and entity declarations are refused"), result.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: downloads + "/fine.bin"), "the other URL still downloads")
+    }
+
+    /// Typed at the screen's add prompt, a document's path adds its file, under its name.
+    func testAMetalinkAtTheAddPrompt() throws {
+        let sha = try server.sha256(name: "p.bin", size: Self.size, seed: 8)
+        let doc = try write(Self.document(name: "prompted.bin", sha256: sha, urls: [fileURL("p.bin", seed: 8)]), "p.meta4")
+        let screen = work.file("screen.txt"), script = work.file("script")
+        try ["a", ":type \(doc)", "<Enter>", ":wait-idle 20", ":save-display \(screen)", "q"].joined(separator: "\n")
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["-d", downloads], home: home.path,
+                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
+                                       timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let shown = try String(contentsOfFile: screen, encoding: .utf8)
+        XCTAssertTrue(shown.contains("prompted.bin"), shown)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/prompted.bin"), sha)
     }
 
     /// A document served over HTTP, named in an input file with its own folder: both files of
