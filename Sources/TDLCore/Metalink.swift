@@ -40,9 +40,18 @@ public struct Metalink: Sendable, Equatable {
     public static let schemes: Set<String> = ["http", "https", "ftp", "ftps"]
 
     /// Whether a URL or path names a Metalink document by its extension (".metalink", ".meta4").
+    /// Asked of every URL a command adds: compared on the bytes, without a copy.
     public static func isMetalinkName(_ text: String) -> Bool {
-        let path = text.prefix { $0 != "?" && $0 != "#" }.lowercased()
-        return path.hasSuffix(".metalink") || path.hasSuffix(".meta4")
+        let bytes = text.utf8
+        let path = bytes[..<(bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex)]
+        func ends(with suffix: StaticString) -> Bool {
+            suffix.withUTF8Buffer { lower in
+                path.count >= lower.count && zip(path.suffix(lower.count), lower).allSatisfy { byte, want in
+                    byte == want || (want >= UInt8(ascii: "a") && want <= UInt8(ascii: "z") && byte == want - 0x20)
+                }
+            }
+        }
+        return ends(with: ".metalink") || ends(with: ".meta4")
     }
 
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> Metalink {

@@ -90,6 +90,17 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: downloads + "/fine.bin"), "the other URL still downloads")
     }
 
+    /// `tdl add` reads the document too: its files are what the session holds.
+    func testTdlAddAddsTheFilesOfADocument() throws {
+        let url = fileURL("added.bin", seed: 9)
+        let doc = try write(Self.document(name: "added.bin", sha256: nil, urls: [url]), "added.meta4")
+        let result = try Processes.tdl(["add", "-d", downloads, doc], home: home.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertTrue(list.stdout.contains("added.bin") && list.stdout.contains(url), list.stdout)
+        XCTAssertFalse(list.stdout.contains("meta4"), list.stdout)
+    }
+
     /// Typed at the screen's add prompt, a document's path adds its file, under its name.
     func testAMetalinkAtTheAddPrompt() throws {
         let sha = try server.sha256(name: "p.bin", size: Self.size, seed: 8)
