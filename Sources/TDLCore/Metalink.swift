@@ -75,7 +75,8 @@ public struct Metalink: Sendable, Equatable {
             throw Failure(reason: "not a Metalink document: unknown namespace \(TerminalText.clean(namespace))")
         }
         if metalink.files.isEmpty {
-            throw Failure(reason: "the Metalink document has no file tdl can download" + (metalink.problems.isEmpty ? "" : ": " + metalink.problems.joined(separator: "; ")))
+            let first = metalink.problems.prefix(3).joined(separator: "; ") + (metalink.problems.count > 3 ? "; …" : "")
+            throw Failure(reason: "the Metalink document has no file tdl can download" + (first.isEmpty ? "" : ": " + first))
         }
         return metalink
     }

@@ -158,14 +158,14 @@ private struct Reader {
                 } else {
                     let start = i
                     while i < bytes.count, bytes[i] != UInt8(ascii: "<") { i += 1 }
-                    let text = try decoded(bytes[start..<i], at: start)
+                    let text = try decoded(bytes[start..<i])
                     try appendText(text, to: &stack[stack.count - 1].element)
                 }
             }
         }
     }
 
-    mutating func appendText(_ text: String, to element: inout StrictXML.Element) throws(StrictXML.Failure) {
+    func appendText(_ text: String, to element: inout StrictXML.Element) throws(StrictXML.Failure) {
         guard element.text.utf8.count + text.utf8.count <= limits.textBytes else {
             throw fail("text longer than \(limits.textBytes / 1024) KiB")
         }
@@ -209,7 +209,7 @@ private struct Reader {
             guard let end = bytes[start...].firstIndex(of: quote) else { throw fail("unterminated attribute \(name)") }
             guard end - start <= limits.textBytes else { throw fail("attribute \(name) longer than \(limits.textBytes / 1024) KiB") }
             guard !bytes[start..<end].contains(UInt8(ascii: "<")) else { throw fail("\"<\" in attribute \(name)") }
-            let value = try decoded(bytes[start..<end], at: start)
+            let value = try decoded(bytes[start..<end])
             i = end + 1
             guard element.attribute(name) == nil else { throw fail("attribute \(name) given twice") }
             guard element.attributes.count < limits.attributesPerElement else { throw fail("too many attributes in <\(qualified)>") }
@@ -218,7 +218,7 @@ private struct Reader {
     }
 
     /// The text with `&amp;`-style references replaced; any other reference is an error.
-    func decoded(_ slice: ArraySlice<UInt8>, at start: Int) throws(StrictXML.Failure) -> String {
+    func decoded(_ slice: ArraySlice<UInt8>) throws(StrictXML.Failure) -> String {
         guard slice.contains(UInt8(ascii: "&")) else { return String(decoding: slice, as: UTF8.self) }
         var out = String.UnicodeScalarView()
         var j = slice.startIndex
