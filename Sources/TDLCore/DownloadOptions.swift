@@ -35,12 +35,15 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
     /// download fails (nil: as many times as it retries). aria2's clients get 0: aria2 fails
     /// at the first mismatch.
     public var checksumRetries: Int?
+    /// The size the file must have (a Metalink's `<size>`): a server answering with another
+    /// size has another file, and the download fails rather than mix it in.
+    public var expectedSize: Int64?
 
     public init(directory: String? = nil, fileName: String? = nil, checksum: Checksum? = nil,
                 rateLimit: Int64? = nil, connections: Int? = nil, headers: [String]? = nil,
                 userAgent: String? = nil, referer: String? = nil, cookieFile: String? = nil,
                 saveCookies: String? = nil, mirrors: [String]? = nil, queue: String? = nil,
-                checksumRetries: Int? = nil) {
+                checksumRetries: Int? = nil, expectedSize: Int64? = nil) {
         self.directory = directory
         self.fileName = fileName
         self.checksum = checksum
@@ -54,6 +57,7 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
         self.mirrors = mirrors
         self.queue = queue
         self.checksumRetries = checksumRetries
+        self.expectedSize = expectedSize
     }
 
     /// The most connections one download may use.
@@ -71,7 +75,8 @@ public struct DownloadOptions: Hashable, Sendable, Codable {
                         userAgent: userAgent ?? defaults.userAgent, referer: referer ?? defaults.referer,
                         cookieFile: cookieFile ?? defaults.cookieFile, saveCookies: saveCookies ?? defaults.saveCookies,
                         mirrors: mirrors ?? defaults.mirrors, queue: queue ?? defaults.queue,
-                        checksumRetries: checksumRetries ?? defaults.checksumRetries)
+                        checksumRetries: checksumRetries ?? defaults.checksumRetries,
+                        expectedSize: expectedSize ?? defaults.expectedSize)
     }
 
     /// Whether the request carries anything of the user's that must not follow a redirect to

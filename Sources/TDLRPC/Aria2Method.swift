@@ -22,7 +22,7 @@ struct Aria2Method: Sendable {
     static let all: [Aria2Method] = [
         Aria2Method("aria2.addUri", "uris[, options[, position]]") { try $0.addUri($1) },
         Aria2Method("aria2.addTorrent", "torrent[, uris[, options[, position]]]") { _, _ in throw notTorrents },
-        Aria2Method("aria2.addMetalink", "metalink[, options[, position]]") { _, _ in throw notTorrents },
+        Aria2Method("aria2.addMetalink", "metalink[, options[, position]]") { try $0.addMetalink($1) },
         Aria2Method("aria2.remove", "gid") { try $0.remove($1) },
         Aria2Method("aria2.forceRemove", "gid") { try $0.remove($1) },
         Aria2Method("aria2.pause", "gid") { try $0.pause($1) },
@@ -85,5 +85,5 @@ struct Aria2Method: Sendable {
     /// The methods `ReadOnlyCalls` may answer off the loop.
     static let readOnlyNames: Set<String> = Set(all.filter(\.readsOnly).map(\.name))
 
-    static let notTorrents = RPCFault(1, "tdl downloads URLs only: BitTorrent and Metalink are not supported (use aria2.addUri)")
+    static let notTorrents = RPCFault(1, "tdl has no BitTorrent: it downloads URLs (aria2.addUri) and Metalink files (aria2.addMetalink)")
 }

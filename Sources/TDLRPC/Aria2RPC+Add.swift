@@ -3,7 +3,8 @@ import TDLCore
 
 /// Adding a download, and its URIs.
 extension Aria2RPC {
-    func addUri(_ p: Params) throws -> JSON {
+    /// `fixed` sets what a caller's options may not (a Metalink file's name, checksum, size).
+    func addUri(_ p: Params, fixed: (inout DownloadOptions) -> Void = { _ in }) throws -> JSON {
         guard let uris = p.array(0)?.compactMap(\.string), uris.count == p.array(0)?.count else { throw p.wrong(0) }
         guard !uris.isEmpty else { throw RPCFault(1, "URI is not provided.") }
         // One download: the first URI is its identity (and GID), the others its mirrors, as
@@ -14,6 +15,7 @@ extension Aria2RPC {
         var kept: [String: String] = [:]
         var options = try downloadOptions(from: p.values.count > 1 ? p.values[1] : nil, kept: &kept)
         if unique.count > 1 { options.mirrors = Array(unique.dropFirst()) }
+        fixed(&options)
         if options.rateLimit == nil { options.rateLimit = defaultRateLimit }
         // As aria2: bytes that do not match end the download in error 32, never downloaded again.
         if options.checksum != nil { options.checksumRetries = 0 }

@@ -5,6 +5,7 @@ import TDLCore
 struct KeyHandler {
     let manager: DownloadManager
     let state: ScreenState
+    var expandURLs: TerminalApp.URLExpander?
 
     func handle(_ key: Key) -> Reaction {
         if case .special(Curses.keyResize) = key { return [.redraw, .repaint] }
@@ -14,7 +15,7 @@ struct KeyHandler {
     }
 
     private func route(_ key: Key) -> Reaction {
-        if let prompt = state.prompt { return PromptKeys(manager: manager, state: state).handle(key, in: prompt) }
+        if let prompt = state.prompt { return PromptKeys(manager: manager, state: state, expandURLs: expandURLs).handle(key, in: prompt) }
         if case let .mouse(row, _, buttons) = key { return mouse(row: row, buttons: buttons) }
         if case .paste(let text) = key {
             // A paste in the list is URLs to add: the add prompt opens with them, for Enter to confirm.

@@ -6,6 +6,8 @@ import TDLCore
 struct PromptKeys {
     let manager: DownloadManager
     let state: ScreenState
+    /// Reads what typed URLs stand for (a Metalink document: its files), see `TerminalApp.Options`.
+    var expandURLs: TerminalApp.URLExpander?
 
     func handle(_ key: Key, in prompt: Prompt) -> Reaction {
         switch prompt {
@@ -137,7 +139,13 @@ struct PromptKeys {
                 return .redraw
             }
             switch AddLine.requests(words) {
-            case .success(let requests): add(requests)
+            case .success(let requests):
+                if let expandURLs, requests.contains(where: { Metalink.isMetalinkName($0.url) }) {
+                    let expanded = expandURLs(requests)
+                    report(manager.add(expanded.requests), problems: expanded.problems)
+                } else {
+                    report(manager.add(requests))
+                }
             case .failure(let mistake):
                 state.say(ScreenText.clean(mistake.text), error: true)
                 return .redraw
@@ -195,16 +203,17 @@ struct PromptKeys {
         return .listEdited
     }
 
-    private func add(_ requests: [DownloadRequest]) {
-        let result = manager.add(requests)
-        var parts: [String] = []
+    /// What an add did, on the message line; `problems` (a Metalink that could not be read) first.
+    private func report(_ result: AddResult, problems: [String] = []) {
+        var parts: [String] = problems.map { ScreenText.clean($0) }
+        for problem in problems { state.note(problem, error: true) }
         if !result.added.isEmpty { parts.append("added " + Phrase.downloads(result.added.count)) }
         for (what, again) in Dictionary(grouping: result.duplicates, by: \.reason).sorted(by: { $0.key < $1.key }) {
             parts.append("\(again.count) \(what)")
         }
         for rejection in result.rejected { parts.append("\"\(ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(rejection.url)), 40))\": \(rejection.reason)") }
         let cut = result.rejected.contains { ScreenText.width(ScreenText.clean(URLCheck.withoutPassword($0.url))) > 40 }
-        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty)
+        state.say(parts.joined(separator: "; ") + (cut ? " (m shows them whole)" : ""), error: !result.rejected.isEmpty || !problems.isEmpty)
         // The message line cuts long URLs: the log keeps each one whole.
         for rejection in result.rejected {
             state.note("rejected \(URLCheck.withoutPassword(rejection.url)): \(rejection.reason)", error: true)

@@ -9,6 +9,9 @@ import Glibc
 /// applied here in one place; the screen is drawn only when something changed (at most ten
 /// frames a second), and the terminal is restored on every way out.
 public final class TerminalApp {
+    /// Typed URLs as the downloads they stand for, and what could not be read.
+    public typealias URLExpander = ([DownloadRequest]) -> (requests: [DownloadRequest], problems: [String])
+
     public struct Options {
         /// One turn of the owner's loop: waits at most `timeoutMs` on the transfers, the
         /// owner's descriptors and `watching`, and serves the requests of other tdl commands.
@@ -26,6 +29,8 @@ public final class TerminalApp {
         public var colors = true
         /// Shown once on the message line at start ("restored 2 interrupted downloads").
         public var startMessage: String?
+        /// Reads a typed `.metalink`/`.meta4` (the screen fetches nothing itself).
+        public var expandURLs: URLExpander?
 
         public init(turn: @escaping (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String]),
                     interrupted: @escaping () -> Bool, changed: @escaping () -> Void) {
@@ -136,7 +141,7 @@ public final class TerminalApp {
         keyHandled = true
         state.pageHeight = drawer.listHeight
         state.pageWidth = curses.columns
-        apply(KeyHandler(manager: manager, state: state).handle(key))
+        apply(KeyHandler(manager: manager, state: state, expandURLs: options.expandURLs).handle(key))
     }
 
     /// Does what a key or an event asked for.

@@ -80,6 +80,12 @@ extension FileDownload {
         } else {
             size = connection.contentLength
         }
+        if let expected = job.options.expectedSize, let size, size != expected {
+            // Another file than the one the Metalink describes: nothing of it is written, and
+            // the next mirror, if any, is asked.
+            connection.stopReason = .otherFile("another size (\(size) bytes; the Metalink says \(expected))")
+            return false
+        }
         mimeType = headers["content-type"]
         finalURL = connection.effectiveURL ?? url
         if part == nil {

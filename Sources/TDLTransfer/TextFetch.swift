@@ -2,8 +2,8 @@ import CCurl
 import Foundation
 import TDLCore
 
-/// Fetches a small text (a sum file for `--checksum-url`) before any download starts: one
-/// blocking request, redirects followed, at most 1 MiB.
+/// Fetches a small text (a sum file for `--checksum-url`, a Metalink document) before any
+/// download starts: one blocking request, redirects followed, at most 1 MiB.
 public enum TextFetch {
     public enum Failure: Error, CustomStringConvertible {
         case failed(String)
@@ -38,7 +38,7 @@ public enum TextFetch {
             var status = 0
             tdl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             if code == CURLE_HTTP_RETURNED_ERROR { throw Failure.failed(FailReason.httpStatus(status).message) }
-            if box.tooLong { throw Failure.failed("larger than 1 MiB: not a sum file") }
+            if box.tooLong { throw Failure.failed("larger than 1 MiB: too large for a sum file or a Metalink document") }
             throw Failure.failed(String(cString: curl_easy_strerror(code)).lowercased())
         }
         return String(decoding: box.data, as: UTF8.self)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TDLCore
 import TDLSession
+import TDLTransfer
 
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct AddCommand: ParsableCommand {
     @OptionGroup var folder: FolderOption
     @OptionGroup var request: RequestOptions
 
-    @Argument(help: "URLs to add.")
+    @Argument(help: "URLs to add; a .metalink or .meta4 (a file or a URL) adds the files it describes.")
     var urls: [String] = []
 
     @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input); lines of at most 64 KiB.", valueName: "file"))
@@ -59,8 +60,17 @@ struct AddCommand: ParsableCommand {
             }
             var given = request.downloadOptions
             given.directory = folder.dir.map(Paths.absolute)
+            // A .metalink or .meta4 stands for its files (read or fetched here, before they go
+            // to the session); its problems are said as a line's are.
+            let metalinks = MetalinkInput(settings: EngineSettings())
             // In place: a second array of a million requests would cost as much as the first.
             func fill(_ part: inout [DownloadRequest]) {
+                if part.contains(where: { Metalink.isMetalinkName($0.url) }) {
+                    let expanded = metalinks.expand(part)
+                    expanded.problems.forEach(warn)
+                    sawProblems = sawProblems || !expanded.problems.isEmpty
+                    part = expanded.entries
+                }
                 for i in part.indices { part[i].options = part[i].options.filling(from: given) }
             }
             // A file longer than a part goes in parts, but where the whole session is loaded

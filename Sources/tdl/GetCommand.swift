@@ -23,7 +23,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var transfer: TransferOptions
     @OptionGroup var request: RequestOptions
 
-    @Argument(help: "URLs to download.")
+    @Argument(help: "URLs to download; a .metalink or .meta4 (a file or a URL) downloads the files it describes.")
     var urls: [String] = []
 
     @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input), aria2c style; lines of at most 64 KiB.", valueName: "file"))
@@ -128,6 +128,9 @@ struct GetCommand: ParsableCommand {
         } catch {
             fail(with: error)
         }
+        let metalinks = MetalinkInput(settings: transfer.engineSettings).expand(entries)
+        entries = metalinks.entries
+        problems += metalinks.problems
         for problem in problems { warn(problem) }
         let sums = sumFiles()
         entries = sums.apply(to: entries)

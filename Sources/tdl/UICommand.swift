@@ -70,6 +70,12 @@ struct UICommand: ParsableCommand {
             if numbers.count == 2 { options.headlessSize = (rows: numbers[1], columns: numbers[0]) }
         }
         options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true
+        // A .metalink or .meta4 typed at the add prompt is read (fetched) here, then its files added.
+        let metalinks = MetalinkInput(settings: transfer.engineSettings)
+        options.expandURLs = { requests in
+            let expanded = metalinks.expand(requests)
+            return (expanded.entries, expanded.problems)
+        }
         var messages: [String] = []
         if let notice = session.notice { messages.append(notice) }
         if let rpcStarted { messages.append(rpcStarted.notices[0]) }

@@ -1,0 +1,147 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// `tdl get` with Metalink documents (a file, a URL, a line of an input file) against the
+/// fault server and nginx on 127.0.0.1: a dead first URL falls to the next, the hash decides
+/// whether the file is done, and a hostile name stays inside the download folder.
+final class MetalinkDownloadTests: FaultServerTestCase {
+    let home = TemporaryDirectory(), work = TemporaryDirectory()
+    /// The download folder, two levels down: a name climbing out of it would land in `work`.
+    var downloads: String { work.file("a/b") }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try server.reset()
+        try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
+    }
+
+    static let size = 300_000
+
+    func get(_ arguments: [String]) throws -> Processes.Result {
+        try Processes.tdl(["get", "-q", "-d", downloads] + arguments, home: home.path, environment: ["TDL_RETRY_BASE": "0.05"])
+    }
+
+    /// A Metalink 4 document of one file; `urls` in priority order (XML-escaped here).
+    static func document(name: String, size: Int? = MetalinkDownloadTests.size, sha256: String?, urls: [String]) -> String {
+        let escape = { (text: String) in text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;") }
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\">",
+                     "  <file name=\"\(escape(name))\">"]
+        if let size { lines.append("    <size>\(size)</size>") }
+        if let sha256 { lines.append("    <hash type=\"sha-256\">\(sha256)</hash>") }
+        for (index, url) in urls.enumerated() { lines.append("    <url priority=\"\(index + 1)\">\(escape(url))</url>") }
+        lines += ["  </file>", "</metalink>"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func write(_ text: String, _ name: String) throws -> String {
+        let path = work.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func fileURL(_ name: String, seed: Int) -> String { server.url("/file/\(name)?size=\(Self.size)&seed=\(seed)") }
+
+    func testADeadFirstURLFallsToTheMirrorAndTheFileIsCheckedByItsHash() throws {
+        let sha = try server.sha256(name: "one.bin", size: Self.size, seed: 5)
+        let dead = "http://127.0.0.1:\(RefusingPort.make())/one.bin"
+        let doc = try write(Self.document(name: "one.bin", sha256: sha, urls: [dead, fileURL("one.bin", seed: 5)]), "one.meta4")
+        let result = try get([doc])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/one.bin"), sha)
+        // The task is the best URL's.
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertTrue(list.stdout.contains(dead), list.stdout)
+    }
+
+    func testAWrongHashFailsWithAClearMessage() throws {
+        let other = try server.sha256(name: "two.bin", size: Self.size, seed: 6)
+        let doc = try write(Self.document(name: "two.bin", sha256: other, urls: [fileURL("two.bin", seed: 5)]), "two.metalink")
+        let result = try get([doc])
+        XCTAssertNotEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("checksum mismatch"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: downloads + "/two.bin"))
+    }
+
+    func testAnotherSizeThanTheDocumentsFailsBeforeAByteIsWritten() throws {
+        let doc = try write(Self.document(name: "three.bin", size: Self.size + 1, sha256: nil, urls: [fileURL("three.bin", seed: 5)]), "three.meta4")
+        let result = try get([doc])
+        XCTAssertNotEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the Metalink says \(Self.size + 1)"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: downloads + "/three.bin"))
+    }
+
+    func testAHostileNameStaysInTheDownloadFolderWithoutEscapes() throws {
+        let doc = try write(Self.document(name: "../../x\u{1B}[31m\u{1B}]0;t\u{07}.bin", sha256: nil, urls: [fileURL("x.bin", seed: 5)]), "evil.meta4")
+        let result = try get([doc])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: downloads)
+        XCTAssertEqual(names, ["x[31m]0;t.bin"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.file("a")), ["b"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.file("x.bin")))
+        XCTAssertFalse(result.stderr.contains("\u{1B}"), result.stderr)
+    }
+
+    func testADocumentThatIsNotOneIsReportedAndNothingAdded() throws {
+        let doc = try write("<!DOCTYPE x [<!ENTITY a \"b\">]><metalink/>", "bad.meta4")
+        let result = try get([doc, fileURL("fine.bin", seed: 5)])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("DOCTYPE and entity declarations are refused"), result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads + "/fine.bin"), "the other URL still downloads")
+    }
+
+    /// `tdl add` reads the document too: its files are what the session holds.
+    func testTdlAddAddsTheFilesOfADocument() throws {
+        let url = fileURL("added.bin", seed: 9)
+        let doc = try write(Self.document(name: "added.bin", sha256: nil, urls: [url]), "added.meta4")
+        let result = try Processes.tdl(["add", "-d", downloads, doc], home: home.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertTrue(list.stdout.contains("added.bin") && list.stdout.contains(url), list.stdout)
+        XCTAssertFalse(list.stdout.contains("meta4"), list.stdout)
+    }
+
+    /// Typed at the screen's add prompt, a document's path adds its file, under its name.
+    func testAMetalinkAtTheAddPrompt() throws {
+        let sha = try server.sha256(name: "p.bin", size: Self.size, seed: 8)
+        let doc = try write(Self.document(name: "prompted.bin", sha256: sha, urls: [fileURL("p.bin", seed: 8)]), "p.meta4")
+        let screen = work.file("screen.txt"), script = work.file("script")
+        try ["a", ":type \(doc)", "<Enter>", ":wait-idle 20", ":save-display \(screen)", "q"].joined(separator: "\n")
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["-d", downloads], home: home.path,
+                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
+                                       timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let shown = try String(contentsOfFile: screen, encoding: .utf8)
+        XCTAssertTrue(shown.contains("prompted.bin"), shown)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/prompted.bin"), sha)
+    }
+
+    /// A document served over HTTP, named in an input file with its own folder: both files of
+    /// it arrive, in that folder.
+    func testAMetalinkURLInAnInputFile() throws {
+        let site = TemporaryDirectory("tdl-metalink-site")
+        try TestFiles.make(site.file("a.bin"), size: 200_000, seed: 3)
+        try TestFiles.make(site.file("b.bin"), size: 100_000, seed: 4)
+        let nginx = try LoopbackNginx(root: site.path)
+        let doc = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <metalink version="3.0" xmlns="http://www.metalinker.org/">
+              <files>
+                <file name="a.bin"><size>200000</size>
+                  <verification><hash type="sha256">\(try Processes.sha256(ofFile: site.file("a.bin")))</hash></verification>
+                  <resources><url type="http" preference="10">\(nginx.url("a.bin"))</url>
+                    <url type="http" preference="100">http://127.0.0.1:\(RefusingPort.make())/a.bin</url></resources>
+                </file>
+                <file name="b.bin"><resources><url type="http">\(nginx.url("b.bin"))</url></resources></file>
+              </files>
+            </metalink>
+            """
+        try doc.write(toFile: site.file("list.meta4"), atomically: true, encoding: .utf8)
+        let input = try write(nginx.url("list.meta4") + "\n  dir=\(work.file("mine"))\n", "input.txt")
+        let result = try get(["-i", input])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: work.file("mine/a.bin")), try Processes.sha256(ofFile: site.file("a.bin")))
+        XCTAssertEqual(try Processes.sha256(ofFile: work.file("mine/b.bin")), try Processes.sha256(ofFile: site.file("b.bin")))
+    }
+}
