@@ -89,7 +89,7 @@ extension DownloadManager {
         }
         // A purge a kill cut off is finished first: its tasks must not start.
         if restoring && engine != nil { finishPendingPurges(snapshot.pendingPurges) }
-        engine?.setGlobalRateLimit(globalRateLimit)
+        engine?.setGlobalRateLimit(rateLimitInForce)
         leftByLoad.runningBefore = runningBefore.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
         if startingDownloads { startLoadedDownloads() }
         return interrupted

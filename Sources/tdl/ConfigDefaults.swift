@@ -43,27 +43,8 @@ extension TransferOptions {
     }
 }
 
-extension HookOptions {
-    mutating func fill(from config: ConfigFile?) {
-        if onComplete == nil { onComplete = config?.value("on-complete")?.value }
-        if onError == nil { onError = config?.value("on-error")?.value }
-    }
-}
-
 extension LaunchOptions {
     mutating func fill(from config: ConfigFile?) {
         if interrupted == nil { interrupted = config?.value("interrupted").flatMap { Interrupted(rawValue: $0.value) } }
-    }
-}
-
-extension RPCOptions {
-    mutating func fill(from config: ConfigFile?) {
-        guard let config else { return }
-        if rpcListenPort == nil { rpcListenPort = config.value("rpc-listen-port").flatMap { Int($0.value) } }
-        if rpcListenAll == nil { rpcListenAll = ConfigDefaults.flag(config, "rpc-listen-all") }
-        if rpcSecret == nil { rpcSecret = config.value("rpc-secret")?.value }
-        if rpcAllowOrigin.isEmpty { rpcAllowOrigin = config.values("rpc-allow-origin").map(\.value) }
-        if rpcAllowOriginAll == nil { rpcAllowOriginAll = ConfigDefaults.flag(config, "rpc-allow-origin-all") }
-        if rpcAllowedDir.isEmpty { rpcAllowedDir = config.values("rpc-allowed-dir").map(\.value) }
     }
 }

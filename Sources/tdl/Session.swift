@@ -79,7 +79,11 @@ final class Session {
             throw CLIError.store("cannot read the session: \(error)")
         }
         notice = store?.recoveryNotice?.description  // set on open, or when the load found damage
-        if downloading { hooks = HookRunner(manager: manager) }
+        if downloading {
+            hooks = HookRunner(manager: manager)
+            hooks?.runOnComplete = config?.value("on-complete")?.value
+            hooks?.runOnError = config?.value("on-error")?.value
+        }
         // -d names the session's download folder from now on.
         if let folder {
             if let problem = manager.folderProblem(Paths.absolute(folder)) { throw CLIError.badDirectory(Paths.absolute(folder), problem) }
