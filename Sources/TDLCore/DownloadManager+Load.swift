@@ -79,7 +79,8 @@ extension DownloadManager {
         switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
         case .sorted(let key, let order):
-            tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0, keepingSortNames: keepingSortNames) }
+            let placing = sorter(key, order)
+            tasks.preparingSortNames { list.sort(by: placing, tasks: &$0, keepingSortNames: keepingSortNames) }
         }
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off.

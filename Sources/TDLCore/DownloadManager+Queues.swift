@@ -100,14 +100,33 @@ extension DownloadManager {
     }
 
     /// Puts downloads in a queue (nil: the default one); saved with each. A running download
-    /// moved into a queue that may not run it now goes back to waiting.
+    /// moved into a queue that may not run it now goes back to waiting; a list sorted by
+    /// queue moves it to its new queue's section.
     public func setQueue(_ queue: String?, forTasks urls: [String]) {
+        var moved = false
         for url in urls where tasks[url].map({ $0.options.queue != queue }) == true {
             tasks[url]?.options.queue = queue
             markDirty(url)
             emit(.taskChanged(url))
+            moved = true
+        }
+        if moved && list.arrangement.sortKey == .queue {
+            resort()
+            emit(.listChanged)
         }
         applyQueueClock()
+    }
+
+    /// The queue sort's sections in order: `default`, then every other queue a listed download
+    /// names, by name. Looks at every task: the queue sort is chosen, and a list by queue is
+    /// seldom a million downloads long.
+    func queueSectionNames() -> [String] {
+        var names = Set<String>()
+        for task in tasks.values where task.deletedAt == nil {
+            if let queue = task.options.queue { names.insert(queue) }
+        }
+        names.remove(QueueDefinition.defaultName)
+        return [QueueDefinition.defaultName] + names.sorted()
     }
 
     /// Whether a download's queue may start it now (its hours open, under its most at once).

@@ -83,7 +83,7 @@ struct ListActions {
             manager.sortListBy(type: key, order: order.flipped)
             return .listEdited
         case .toggleSectioning:
-            guard let key = manager.arrangement.sortKey, key != .fileType else {
+            guard let key = manager.arrangement.sortKey, key != .fileType, key != .queue else {
                 state.say("this sort has fixed sections")
                 return .redraw
             }
@@ -128,6 +128,16 @@ struct ListActions {
             state.view = .messages
             state.pager = TextPager()
             state.pager.perform(.last, lineCount: state.textLines(manager).count, height: state.pageHeight)
+        case .moveToQueue:
+            let urls = state.targets(manager)
+            guard !urls.isEmpty, !inTrash else {
+                state.say(inTrash ? "downloads in the trash stay where they are: restore them first (u)" : "no download selected")
+                return .redraw
+            }
+            state.prompt = .text(TextEntry(purpose: .moveToQueue(urls, names: PromptKeys.queueNames(manager))))
+        case .queues:
+            state.view = .queues
+            state.pager = TextPager()
         case .redraw: return [.redraw, .repaint]
         case .quit: return .quit
         }
