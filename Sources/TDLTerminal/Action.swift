@@ -71,7 +71,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
         case .emptyTrash: return "Empty the trash (asks first; finished files stay)"
-        case .cycleSort: return "Next sort: manual, add time, name, size, type, queue"
+        case .cycleSort: return "Next sort: manual, add time, name, size, type, queue (once there are queues)"
         case .flipOrder: return "Flip ascending / descending (not in manual order)"
         case .toggleSectioning: return "Sections on or off for this sort"
         case .moveTaskDown: return "Move the task down (manual sort)"

@@ -63,7 +63,9 @@ struct ListActions {
             return .redraw
         case .cycleSort:
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
-            let cycle: [SortKey?] = [nil] + SortKey.allCases
+            // The queue sort only once the session has queues (or is sorted so already).
+            let byQueue = !manager.queues.isEmpty || manager.arrangement.sortKey == .queue
+            let cycle: [SortKey?] = [nil] + SortKey.allCases.filter { $0 != .queue || byQueue }
             let next = cycle[(cycle.firstIndex(of: manager.arrangement.sortKey)! + 1) % cycle.count]
             // Titles a person gave are not dropped without a yes.
             if let next, manager.arrangement.isManual,

@@ -82,6 +82,15 @@ final class QueueOnScreenTests: XCTestCase {
         XCTAssertNil(screen.manager.task(ScreenFixture.url("a.bin"))?.options.queue)
     }
 
+    func testTheQueueSortIsInTheCycleOnceThereAreQueues() throws {
+        let screen = try ScreenFixture([("a.bin", .paused)])
+        for _ in 0..<4 { screen.press("s") }
+        XCTAssertEqual(screen.manager.arrangement, .manual, "add time, name, size, type, then manual again")
+        screen.manager.setQueue(QueueDefinition(name: "night"))
+        for _ in 0..<5 { screen.press("s") }
+        XCTAssertEqual(screen.manager.arrangement, .sorted(.queue, .ascending))
+    }
+
     func testTheListSortsAndSectionsByQueueInEitherOrder() throws {
         let screen = try nightFixture()
         screen.manager.setQueue("night", forTasks: [ScreenFixture.url("a.bin")])
