@@ -61,7 +61,7 @@ extension DownloadManager {
                 } else if wasDownloading {
                     if crashed { interrupted += 1 }
                     let event: LifecycleEvent = !crashed ? .relaunchAfterCleanQuit
-                        : settings.resumeInterruptedOnLaunch ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
+                        : resumesInterrupted ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
                     tasks[url]?.state = Self.launchState(of: .downloading, event)
                     saves.taskChanged(url)
                     if let task = tasks[url], task.state == .waiting && task.deletedAt == nil {

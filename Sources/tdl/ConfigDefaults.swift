@@ -15,12 +15,6 @@ enum ConfigDefaults {
     static func flag(_ config: ConfigFile, _ key: String) -> Bool? { config.value(key).map { $0.value == "true" } }
 }
 
-extension FolderOption {
-    /// For the commands that run the session: the file's dir= is its download folder.
-    mutating func fill(from config: ConfigFile?) {
-        if dir == nil { dir = config?.value("dir")?.value }
-    }
-}
 
 extension RequestOptions {
     mutating func fill(from config: ConfigFile?) {
@@ -40,11 +34,5 @@ extension TransferOptions {
         if cacert == nil { cacert = config.value("cacert")?.value }
         if maxConnectionsPerHost == nil { maxConnectionsPerHost = config.value("max-connections-per-host").flatMap { Int($0.value) } }
         if lowestSpeedLimit == nil { lowestSpeedLimit = config.value("lowest-speed-limit")?.value }
-    }
-}
-
-extension LaunchOptions {
-    mutating func fill(from config: ConfigFile?) {
-        if interrupted == nil { interrupted = config?.value("interrupted").flatMap { Interrupted(rawValue: $0.value) } }
     }
 }

@@ -108,7 +108,6 @@ struct GetCommand: ParsableCommand {
         // settings hold over those, so only the command line's are warned about.
         let givenHere = optionsTheRunningTdlKeeps
         let config = UserConfig.loadOrFail()
-        launch.fill(from: config)
         transfer.fill(from: config)
         request.fill(from: config)
         if limitRate == nil { limitRate = config?.value("limit-rate")?.value }
@@ -134,9 +133,9 @@ struct GetCommand: ParsableCommand {
         entries = sums.apply(to: entries)
         let session: Session
         do {
-            // The file's dir= is the session's folder; only -d names each download's own (a
-            // download of no folder of its own goes by its category's, when it has one).
-            session = try Session(options: global, folder: folder.dir ?? config?.value("dir")?.value, config: config, downloading: true, transfer: transfer.engineSettings,
+            // -d is the session's folder, the file's dir= this run's (never saved); a download
+            // of no folder of its own goes by its category's, when it has one.
+            session = try Session(options: global, folder: folder.dir, config: config, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.

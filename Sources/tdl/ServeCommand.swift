@@ -28,8 +28,6 @@ struct ServeCommand: ParsableCommand {
     mutating func run() throws {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
-        folder.fill(from: config)
-        launch.fill(from: config)
         transfer.fill(from: config)
         let session = Session.running(global, folder: folder, config: config, transfer: transfer, launch: launch)
         let manager = session.manager

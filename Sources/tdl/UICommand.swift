@@ -20,8 +20,6 @@ struct UICommand: ParsableCommand {
     mutating func run() throws {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
-        folder.fill(from: config)
-        launch.fill(from: config)
         transfer.fill(from: config)
         // Before anything starts: a terminal that cannot show the list gets words, not garbage.
         if ProcessInfo.processInfo.environment["TDL_SCRIPT"] == nil, let problem = TerminalApp.unusableTerminal() {
@@ -75,7 +73,7 @@ struct UICommand: ParsableCommand {
         if let rpcStarted { messages.append(rpcStarted.notices[0]) }
         if session.interrupted > 0 {
             let n = session.interrupted, plural = n == 1 ? "" : "s"
-            messages.append(session.manager.settings.resumeInterruptedOnLaunch
+            messages.append(session.manager.resumesInterrupted
                 ? "restored \(n) interrupted download\(plural)"
                 : "\(n) interrupted download\(plural) wait\(n == 1 ? "s" : ""), paused (p resumes)")
         }

@@ -68,27 +68,31 @@ final class ConfigReachTests: FaultServerTestCase {
         let hook = home.file("hook.sh")
         try "#!/bin/sh\necho \"$1\" > \(marker)\n".write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
-        try writeConfig("on-complete=\(hook)\nrpc-secret=fromfile\nrpc-listen-port=\(RefusingPort.make())\n")
+        try writeConfig("on-complete=\(hook)\nrpc-secret=fromfile\nrpc-listen-port=\(RefusingPort.make())\n"
+                        + "dir=\(downloads.path)\ninterrupted=wait\n")
         let url = "http://127.0.0.1:\(server.port)/file/hooked.bin?size=50000&seed=4"
-        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: home.path, environment: environment)
+        let get = try Processes.tdl(["get", "-q", url], home: home.path, environment: environment)
         XCTAssertEqual(get.status, 0, get.stderr)
         XCTAssertTrue(Processes.waitUntil(timeout: 5) { FileManager.default.fileExists(atPath: marker) }, "the file's hook runs")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: downloads.file("hooked.bin")), "into the file's dir=")
 
         let port = RefusingPort.make()
-        let (serve, stderr) = try Processes.start(Processes.tdlBinary, ["serve", "-d", downloads.path, "--rpc-listen-port", String(port)],
+        let (serve, stderr) = try Processes.start(Processes.tdlBinary, ["serve", "--rpc-listen-port", String(port)],
                                                   environment: environment)
         XCTAssertTrue(Processes.waitUntil(timeout: 10) { LoopbackNginx.canConnect(port) }, "tdl serve did not listen")
         serve.terminate()
         serve.waitUntilExit()
         let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(said.contains("the config file's rpc-secret"), said)
+        XCTAssertTrue(said.contains("downloads to \(downloads.path)"), said)
 
         try writeConfig("# nothing\n")
         let config = try Processes.tdl(["config"], home: home.path, environment: environment)
         XCTAssertEqual(config.status, 0, config.stderr)
-        for line in ["# on-complete  # not set", "# rpc-secret  # not set"] {
+        for line in ["# on-complete  # not set", "# rpc-secret  # not set", "interrupted=resume  # default"] {
             XCTAssertTrue(config.stdout.contains(line + "\n"), "\(line) in\n\(config.stdout)")
         }
+        XCTAssertFalse(config.stdout.contains("dir=\(downloads.path)  # session"), config.stdout)
         let (again, againErr) = try Processes.start(Processes.tdlBinary, ["serve", "-d", downloads.path, "--rpc-listen-port", String(port)],
                                                     environment: environment)
         XCTAssertTrue(Processes.waitUntil(timeout: 10) { LoopbackNginx.canConnect(port) }, "tdl serve did not listen")
