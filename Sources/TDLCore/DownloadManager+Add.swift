@@ -72,7 +72,7 @@ extension DownloadManager {
                                     // A microsecond apart: the batch keeps its order in add-time order.
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)
-            task.options = options.kept
+            task.options = withRequestDefaults(options).kept
             // A batch's tasks mostly have the same options: one copy serves them all.
             if let previous = newTasks.last { task.shareExtras(ifEqualTo: previous) }
             newTasks.append(task)

@@ -8,7 +8,8 @@ extension DownloadManager {
         // Only the add-time sections need the day; the calendar's first use loads locale data.
         let byDay = key == .addTime && settings.sectioning.isOn(for: .addTime)
         return ListSorter(key: key, order: order, sectioning: settings.sectioning,
-                          startOfToday: byDay ? today().start : .distantPast)
+                          startOfToday: byDay ? today().start : .distantPast,
+                          queueNames: key == .queue ? queueSectionNames() : [])
     }
 
     /// The current day, asked of the calendar again only once the clock leaves it: every list
@@ -24,7 +25,8 @@ extension DownloadManager {
     /// Sorts the whole list again (the sectioning or the names changed); arranged by hand, nothing moves.
     func resort() {
         guard case .sorted(let key, let order) = list.arrangement else { return }
-        tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
+        let placing = sorter(key, order)  // made before the table is lent out: it may read it
+        tasks.preparingSortNames { list.sort(by: placing, tasks: &$0) }
     }
 
     /// Lists tasks that are new to the list (added, restored): where the sort puts them, or at
@@ -32,7 +34,9 @@ extension DownloadManager {
     func place(_ urls: [String], atManualIndex manualIndex: ListIndex) {
         switch list.arrangement {
         case .manual: list.insertManual(urls, at: manualIndex)
-        case .sorted(let key, let order): tasks.preparingSortNames { list.insertSorted(urls, by: sorter(key, order), tasks: &$0) }
+        case .sorted(let key, let order):
+            let placing = sorter(key, order)
+            tasks.preparingSortNames { list.insertSorted(urls, by: placing, tasks: &$0) }
         }
         sortNamePreparation.note(listed: urls)
     }
@@ -45,13 +49,15 @@ extension DownloadManager {
         case .addTime: return false
         case .fileName, .fileType: return nameChanged
         case .fileSize: return sizeChanged
+        case .queue: return false
         }
     }
 
     /// Moves one task to where the sort now puts it (its name or size became known).
     func reposition(_ url: String) {
-        guard case .sorted(let key, let order) = list.arrangement,
-              tasks.preparingSortNames({ list.reposition(url, by: sorter(key, order), tasks: &$0) }) else { return }
+        guard case .sorted(let key, let order) = list.arrangement else { return }
+        let placing = sorter(key, order)
+        guard tasks.preparingSortNames({ list.reposition(url, by: placing, tasks: &$0) }) else { return }
         emit(.listChanged)
     }
 
@@ -69,7 +75,9 @@ extension DownloadManager {
     public func arrange(_ arrangement: Arrangement) {
         switch arrangement {
         case .manual: list.arrangeManually()
-        case .sorted(let key, let order): tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0) }
+        case .sorted(let key, let order):
+            let placing = sorter(key, order)
+            tasks.preparingSortNames { list.sort(by: placing, tasks: &$0) }
         }
         arrangementChanged()
     }
@@ -85,7 +93,7 @@ extension DownloadManager {
         case .addTime: settings.sectioning.addTime = on
         case .fileSize: settings.sectioning.fileSize = on
         case .fileName: settings.sectioning.fileName = on
-        case .fileType: return
+        case .fileType, .queue: return
         }
         markSettingsDirty()
         if key == list.arrangement.sortKey {

@@ -61,7 +61,7 @@ extension DownloadManager {
                 } else if wasDownloading {
                     if crashed { interrupted += 1 }
                     let event: LifecycleEvent = !crashed ? .relaunchAfterCleanQuit
-                        : settings.resumeInterruptedOnLaunch ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
+                        : resumesInterrupted ? .relaunchAfterCrash : .relaunchAfterCrashWaiting
                     tasks[url]?.state = Self.launchState(of: .downloading, event)
                     saves.taskChanged(url)
                     if let task = tasks[url], task.state == .waiting && task.deletedAt == nil {
@@ -79,7 +79,8 @@ extension DownloadManager {
         switch arrangedFor?(settings.arrangement) ?? settings.arrangement {
         case .manual: list.adopt(snapshot.manualLayout ?? ManualLayout(sections: [], titles: []), tasks: tasks.byURL)
         case .sorted(let key, let order):
-            tasks.preparingSortNames { list.sort(by: sorter(key, order), tasks: &$0, keepingSortNames: keepingSortNames) }
+            let placing = sorter(key, order)
+            tasks.preparingSortNames { list.sort(by: placing, tasks: &$0, keepingSortNames: keepingSortNames) }
         }
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off.
@@ -89,7 +90,7 @@ extension DownloadManager {
         }
         // A purge a kill cut off is finished first: its tasks must not start.
         if restoring && engine != nil { finishPendingPurges(snapshot.pendingPurges) }
-        engine?.setGlobalRateLimit(globalRateLimit)
+        engine?.setGlobalRateLimit(rateLimitInForce)
         leftByLoad.runningBefore = runningBefore.sorted { ($0.addTime, $0.url) < ($1.addTime, $1.url) }.map(\.url)
         if startingDownloads { startLoadedDownloads() }
         return interrupted

@@ -20,6 +20,9 @@ struct QueueClock {
     var shares: [String: Int64] = [:]
     /// Folders by kind of file, for this run (a config file's); nil: none.
     var categories: Categories?
+    /// Request options every new download of this run takes where its own leave them unset
+    /// (a config file's user-agent, headers…), whoever adds it: a command, the screen, a call.
+    var requestDefaults = DownloadOptions()
 }
 
 /// Queues (`QueueDefinition`) and the rate schedule as the manager applies them: a queue
@@ -43,6 +46,21 @@ extension DownloadManager {
     public var categories: Categories? {
         get { queueClock.categories }
         set { queueClock.categories = newValue }
+    }
+
+    /// Request options for new downloads where theirs are unset (this run's: a config file's).
+    public var requestDefaults: DownloadOptions {
+        get { queueClock.requestDefaults }
+        set { queueClock.requestDefaults = newValue }
+    }
+
+    /// `options` with this run's request defaults where they leave a field unset; headers of
+    /// its own replace the defaults' (as the command line's replace a config file's).
+    func withRequestDefaults(_ options: DownloadOptions) -> DownloadOptions {
+        guard !requestDefaults.isEmpty else { return options }
+        var defaults = requestDefaults
+        if options.headers != nil { defaults.headers = nil }
+        return options.filling(from: defaults)
     }
 
     /// The folder of a download added with no folder: its category's, else the session's.
@@ -82,14 +100,33 @@ extension DownloadManager {
     }
 
     /// Puts downloads in a queue (nil: the default one); saved with each. A running download
-    /// moved into a queue that may not run it now goes back to waiting.
+    /// moved into a queue that may not run it now goes back to waiting; a list sorted by
+    /// queue moves it to its new queue's section.
     public func setQueue(_ queue: String?, forTasks urls: [String]) {
+        var moved = false
         for url in urls where tasks[url].map({ $0.options.queue != queue }) == true {
             tasks[url]?.options.queue = queue
             markDirty(url)
             emit(.taskChanged(url))
+            moved = true
+        }
+        if moved && list.arrangement.sortKey == .queue {
+            resort()
+            emit(.listChanged)
         }
         applyQueueClock()
+    }
+
+    /// The queue sort's sections in order: `default`, then every other queue a listed download
+    /// names, by name. Looks at every task: the queue sort is chosen, and a list by queue is
+    /// seldom a million downloads long.
+    func queueSectionNames() -> [String] {
+        var names = Set<String>()
+        for task in tasks.values where task.deletedAt == nil {
+            if let queue = task.options.queue { names.insert(queue) }
+        }
+        names.remove(QueueDefinition.defaultName)
+        return [QueueDefinition.defaultName] + names.sorted()
     }
 
     /// Whether a download's queue may start it now (its hours open, under its most at once).

@@ -25,6 +25,7 @@ extension DownloadManager {
 extension DownloadManager {
     /// The folder new downloads go to from now on (a session setting).
     public func setDownloadDirectory(_ path: String) {
+        runConfig.downloadDirectory = nil
         guard settings.downloadDirectory != path else { return }
         settings.downloadDirectory = path
         markSettingsDirty()
@@ -34,7 +35,7 @@ extension DownloadManager {
     public func folderProblem(_ folder: String) -> String? { reservedFolder?.problem(with: folder) }
 
     /// Where a new download goes when the call names no folder.
-    public var downloadDirectory: String { settings.downloadDirectory ?? defaultDirectory }
+    public var downloadDirectory: String { runConfig.downloadDirectory ?? settings.downloadDirectory ?? defaultDirectory }
 }
 
 extension DownloadManager {

@@ -52,6 +52,8 @@ public final class DownloadManager {
     var saves = SaveQueue()
     /// This run's own limits over the session's (see `RunLimits`).
     var runLimits = RunLimits()
+    /// A config file's folder and launch choice for this run, never saved (see `RunConfig`).
+    var runConfig = RunConfig()
     var wasBusy = false
     /// See `today()`.
     var currentDay: DateInterval?

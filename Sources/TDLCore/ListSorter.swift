@@ -13,11 +13,17 @@ struct ListSorter {
     let isSectioned: Bool
     /// Start of today, yesterday, 7 and 30 days ago (seconds since the reference date).
     let dayBounds: (today: Double, yesterday: Double, week: Double, month: Double)
+    /// The queue sort's sections in rank order (every name a listed task names, and `default`).
+    let queueNames: [String]
+    private let queueRanks: [String: Int]
 
-    /// `startOfToday` is the start of the current day in the user's calendar.
-    init(key: SortKey, order: SortOrder, sectioning: SectioningOptions, startOfToday: Date) {
+    /// `startOfToday` is the start of the current day in the user's calendar; `queueNames`
+    /// the queue sort's section names in order.
+    init(key: SortKey, order: SortOrder, sectioning: SectioningOptions, startOfToday: Date, queueNames: [String] = []) {
         self.key = key
         self.order = order
+        self.queueNames = queueNames
+        queueRanks = Dictionary(queueNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         self.isSectioned = sectioning.isOn(for: key)
         let today = startOfToday.timeIntervalSinceReferenceDate
         dayBounds = (today, today - 86_400, today - 7 * 86_400, today - 30 * 86_400)
@@ -41,6 +47,7 @@ struct ListSorter {
         case .fileSize: return rank == unknownSizeRank ? Self.unknownSizeTitle : Self.fileSizeTitles[rank]
         case .fileName: return Self.fileNameTitles[rank]
         case .fileType: return FileType.allCases[rank].rawValue
+        case .queue: return queueNames.indices.contains(rank) ? queueNames[rank] : QueueDefinition.defaultName
         }
     }
 
@@ -52,8 +59,13 @@ struct ListSorter {
         case .fileSize: return title == Self.unknownSizeTitle ? unknownSizeRank : Self.fileSizeTitles.firstIndex(of: title)
         case .fileName: return Self.fileNameTitles.firstIndex(of: title)
         case .fileType: return FileType.allCases.firstIndex { $0.rawValue == title }
+        case .queue: return queueRanks[title]
         }
     }
+
+    /// The queue sort's section of a download naming `queue` (nil: the default queue).
+    @inline(__always)
+    func queueRank(_ queue: String?) -> Int { queueRanks[queue ?? QueueDefinition.defaultName] ?? 0 }
 
     func addTimeRank(_ time: Double) -> Int {
         if time >= dayBounds.today { return 4 }
@@ -113,6 +125,8 @@ struct ListSorter {
             return sizeKey(task.size)
         case .fileName, .fileType:
             return fill(task.sortName, name: &name)
+        case .queue:
+            return (queueRank(task.options.queue), task.addTime.timeIntervalSinceReferenceDate)
         }
     }
 
@@ -362,6 +376,8 @@ struct ListSorter {
                 (rank, number) = (isSectioned ? addTimeRank(time) : 0, time)
             case .fileSize:
                 (rank, number) = sizeKey(values[place].size)
+            case .queue:
+                (rank, number) = (queueRank(values[place].options.queue), values[place].addTime.timeIntervalSinceReferenceDate)
             case .fileName, .fileType:
                 if let kept = values[place].keptSortName {
                     (rank, number) = fill(kept, name: &names)

@@ -20,7 +20,7 @@ extension DownloadManager {
     /// Takes `limits` over the session's settings for this run; nothing is saved.
     public func useRunLimits(_ limits: RunLimits) {
         runLimits = limits
-        engine?.setGlobalRateLimit(globalRateLimit)
+        engine?.setGlobalRateLimit(rateLimitInForce)  // a rate schedule in force holds over it
         // A lower cap sends the newest downloads back to waiting; a higher one starts more.
         move(scheduler.excess(over: maxDownloadCount, addTime: { tasks[$0]?.addTime ?? .distantPast }), .limitLowered)
         finishBatch()

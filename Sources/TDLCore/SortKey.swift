@@ -4,6 +4,8 @@ public enum SortKey: String, Sendable, CaseIterable, Codable {
     case fileName
     case fileSize
     case fileType
+    /// By the queue a download names (`default` for none), in sections by queue; add time in each.
+    case queue
 
     public var title: String {
         switch self {
@@ -11,6 +13,7 @@ public enum SortKey: String, Sendable, CaseIterable, Codable {
         case .fileName: return "name"
         case .fileSize: return "size"
         case .fileType: return "type"
+        case .queue: return "queue"
         }
     }
 }
@@ -22,7 +25,8 @@ public enum SortOrder: String, Sendable, Codable {
     public var flipped: SortOrder { self == .ascending ? .descending : .ascending }
 }
 
-/// SDE's sectioning switches for the predefined sorts. `fileType` is always sectioned by type.
+/// SDE's sectioning switches for the predefined sorts. `fileType` is always sectioned by type,
+/// `queue` by queue.
 public struct SectioningOptions: Equatable, Sendable {
     /// Today, Yesterday, Last 7 Days, Last 30 Days, Older (sort by add time).
     public var addTime = false
@@ -42,7 +46,7 @@ public struct SectioningOptions: Equatable, Sendable {
         case .addTime: return addTime
         case .fileSize: return fileSize
         case .fileName: return fileName
-        case .fileType: return true
+        case .fileType, .queue: return true
         }
     }
 }

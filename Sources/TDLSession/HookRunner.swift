@@ -11,6 +11,10 @@ public final class HookRunner {
     let manager: DownloadManager
     /// Under the full-screen list a hook's output would land on the screen: it goes nowhere.
     public var silenceOutput = false
+    /// This run's hooks (a config file's), over the session's and never saved: removed from
+    /// the file, the session's own hold again.
+    public var runOnComplete: String?
+    public var runOnError: String?
     /// Hooks started and not yet reaped, with the program and the download they run for.
     private var running: [pid_t: (program: String, url: String)] = [:]
     /// Hooks that could not start or ended badly, until `takeProblems` says them.
@@ -25,9 +29,9 @@ public final class HookRunner {
         reapFinished()
         switch event {
         case let .taskSucceeded(url, path):
-            if let command = manager.settings.onComplete { spawn(command, [path, url], environment: [:], for: url) }
+            if let command = runOnComplete ?? manager.settings.onComplete { spawn(command, [path, url], environment: [:], for: url) }
         case let .taskFailed(url, reason):
-            if let command = manager.settings.onError {
+            if let command = runOnError ?? manager.settings.onError {
                 spawn(command, [manager.task(url)?.filePath ?? "", url], environment: ["TDL_ERROR": reason.message], for: url)
             }
         default:

@@ -7,6 +7,7 @@ public enum Action: String, CaseIterable, Sendable {
     case cycleSort, flipOrder, toggleSectioning
     case moveTaskDown, moveTaskUp, newSection, rename
     case moreDownloads, fewerDownloads, rateLimit, filter
+    case moveToQueue, queues
     case mark, details, messages, help, redraw, quit
 
     /// The keys, as shown in help ("j", "Down", "Space").
@@ -40,6 +41,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .fewerDownloads: return ["-"]
         case .rateLimit: return ["L"]
         case .filter: return ["/"]
+        case .moveToQueue: return ["Q"]
+        case .queues: return ["W"]
         case .mark: return ["v"]
         case .details: return ["Enter"]
         case .messages: return ["m"]
@@ -68,7 +71,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .toggleTrash: return "Show the trash / the list"
         case .restore: return "Restore from the trash"
         case .emptyTrash: return "Empty the trash (asks first; finished files stay)"
-        case .cycleSort: return "Next sort: manual, add time, name, size, type"
+        case .cycleSort: return "Next sort: manual, add time, name, size, type, queue (once there are queues)"
         case .flipOrder: return "Flip ascending / descending (not in manual order)"
         case .toggleSectioning: return "Sections on or off for this sort"
         case .moveTaskDown: return "Move the task down (manual sort)"
@@ -79,6 +82,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .fewerDownloads: return "Allow one fewer concurrent download"
         case .rateLimit: return "Set the global rate limit (e.g. 500K, 2M, 0 = none)"
         case .filter: return "Show only rows whose name or URL has a text (Esc clears)"
+        case .moveToQueue: return "Move the marked downloads (or the selected one) to a queue (asks which)"
+        case .queues: return "The queues: downloads at once, rate cap, hours, open or closed now"
         case .mark: return "Mark or unmark, then move down (actions apply to all marked, hidden or not)"
         case .details: return "Details of the selected download"
         case .messages: return "Every message of this session, with its time"

@@ -28,13 +28,13 @@ struct KeyHandler {
         guard let name = KeyName.name(of: key) else { return [] }
         let actions = ListActions(manager: manager, state: state)
         switch state.view {
-        case .details, .help, .messages:
+        case .details, .help, .messages, .queues:
             if name == "q" || name == "Esc" || name == "Enter" {
                 state.view = .list
                 return [.redraw, .rebuildRows]
             }
             guard let action = Action.byKey[name] else { return [] }
-            if action == .help || action == .redraw || action == .messages { return actions.perform(action) }
+            if [.help, .redraw, .messages, .queues].contains(action) { return actions.perform(action) }
             state.pager.perform(action, lineCount: state.textLines(manager).count, height: state.pageHeight)
             return .redraw
         case .list, .trash:

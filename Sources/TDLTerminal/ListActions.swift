@@ -63,7 +63,9 @@ struct ListActions {
             return .redraw
         case .cycleSort:
             // Manual order (nil), then each sort key; a sort keeps the order of the one before (ascending after manual).
-            let cycle: [SortKey?] = [nil] + SortKey.allCases
+            // The queue sort only once the session has queues (or is sorted so already).
+            let byQueue = !manager.queues.isEmpty || manager.arrangement.sortKey == .queue
+            let cycle: [SortKey?] = [nil] + SortKey.allCases.filter { $0 != .queue || byQueue }
             let next = cycle[(cycle.firstIndex(of: manager.arrangement.sortKey)! + 1) % cycle.count]
             // Titles a person gave are not dropped without a yes.
             if let next, manager.arrangement.isManual,
@@ -83,7 +85,7 @@ struct ListActions {
             manager.sortListBy(type: key, order: order.flipped)
             return .listEdited
         case .toggleSectioning:
-            guard let key = manager.arrangement.sortKey, key != .fileType else {
+            guard let key = manager.arrangement.sortKey, key != .fileType, key != .queue else {
                 state.say("this sort has fixed sections")
                 return .redraw
             }
@@ -128,6 +130,16 @@ struct ListActions {
             state.view = .messages
             state.pager = TextPager()
             state.pager.perform(.last, lineCount: state.textLines(manager).count, height: state.pageHeight)
+        case .moveToQueue:
+            let urls = state.targets(manager)
+            guard !urls.isEmpty, !inTrash else {
+                state.say(inTrash ? "downloads in the trash stay where they are: restore them first (u)" : "no download selected")
+                return .redraw
+            }
+            state.prompt = .text(TextEntry(purpose: .moveToQueue(urls, names: PromptKeys.queueNames(manager))))
+        case .queues:
+            state.view = .queues
+            state.pager = TextPager()
         case .redraw: return [.redraw, .repaint]
         case .quit: return .quit
         }

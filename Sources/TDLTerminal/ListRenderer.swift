@@ -191,11 +191,7 @@ struct ListRenderer {
         let calendar = manager.queueCalendar, now = manager.clock()
         let closed = manager.queues.definitions.filter { !$0.hours.isOpen(at: now, calendar: calendar) }
         guard let next = closed.compactMap({ $0.hours.nextOpening(after: now, calendar: calendar) }).min() else { return nil }
-        let parts = calendar.dateComponents([.hour, .minute, .weekday], from: next)
-        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        guard !calendar.isDate(next, inSameDayAs: now) else { return time }
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        return days[((parts.weekday ?? 1) - 1) % 7] + " " + time
+        return Self.when(next, now: now, calendar: calendar)
     }
 
     /// Details of one task: every fact a user may want when something goes wrong.

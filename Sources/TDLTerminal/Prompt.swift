@@ -65,6 +65,8 @@ struct TextEntry: Equatable {
         /// Filters the list as it is typed.
         case filter
         case rateLimit
+        /// Moves these downloads to the queue typed; the names it may be.
+        case moveToQueue([String], names: [String])
 
         /// Prompts of one kind share their history (Up and Down bring back earlier entries).
         var historyKind: String {
@@ -74,6 +76,7 @@ struct TextEntry: Equatable {
             case .sectionTitle, .newSection: return "section"
             case .filter: return "filter"
             case .rateLimit: return "rate"
+            case .moveToQueue: return "queue"
             }
         }
     }
@@ -103,6 +106,8 @@ struct TextEntry: Equatable {
         case .newSection: return "New section title: "
         case .filter: return "Filter: "
         case .rateLimit: return "Rate limit (e.g. 500K, 2M; 0 = none): "
+        case .moveToQueue(let urls, let names):
+            return "Move \(Phrase.downloads(urls.count)) to queue (\(names.joined(separator: ", "))): "
         }
     }
 

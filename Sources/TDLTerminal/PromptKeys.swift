@@ -199,6 +199,8 @@ struct PromptKeys {
             let typed = ScreenText.clean(text.trimmingCharacters(in: .whitespaces))
             state.say(rate == 0 ? "no rate limit" : "rate limit \(typed) (\(ByteFormat.rate(rate)))")
             return [.redraw, .save]
+        case .moveToQueue(let urls, _):
+            return moveToQueue(urls, text)
         }
         return .listEdited
     }

@@ -29,12 +29,13 @@ struct ScreenDrawer {
         case .details: title = "Details"
         case .help: title = "Help"
         case .messages: title = "Messages"
+        case .queues: title = "Queues"
         }
         curses.fillRow(0, style: .header)
         curses.draw(renderer.header(view: title, inTrash: state.view == .trash).text(width: columns), row: 0, column: 0, style: .header)
         switch state.view {
         case .list, .trash: drawList(state, renderer)
-        case .details, .help, .messages: drawText(state)
+        case .details, .help, .messages, .queues: drawText(state)
         }
         let cursor = drawFooter(state)
         curses.placeCursor(cursor)
@@ -98,7 +99,7 @@ struct ScreenDrawer {
                                  always: always, width: curses.columns)
         case .trash:
             keys = Self.keyHints(["u Restore", "d Delete for good", "t Back"], always: always, width: curses.columns)
-        case .details, .help, .messages:
+        case .details, .help, .messages, .queues:
             let position = TextPager.position(top: state.pager.top, lineCount: state.textLines(manager).count, height: listHeight)
             keys = "Esc/q Back" + (position.map { "  j/k PgUp/PgDn Scroll  · " + $0 } ?? "")
         }

@@ -13,6 +13,8 @@ final class ScreenState {
         case help
         /// Every message of the session, with its time.
         case messages
+        /// Each queue with its limits and hours.
+        case queues
     }
 
     /// One message as the log keeps it.
@@ -182,6 +184,7 @@ final class ScreenState {
         case .details(let url): return ListRenderer(manager: manager).detailLines(url)
         case .help: return Action.helpLines
         case .messages: return logLines(width: pageWidth - 2)
+        case .queues: return ListRenderer(manager: manager).queueLines()
         case .list, .trash: return []
         }
     }

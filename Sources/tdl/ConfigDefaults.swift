@@ -15,12 +15,6 @@ enum ConfigDefaults {
     static func flag(_ config: ConfigFile, _ key: String) -> Bool? { config.value(key).map { $0.value == "true" } }
 }
 
-extension FolderOption {
-    /// For the commands that run the session: the file's dir= is its download folder.
-    mutating func fill(from config: ConfigFile?) {
-        if dir == nil { dir = config?.value("dir")?.value }
-    }
-}
 
 extension RequestOptions {
     mutating func fill(from config: ConfigFile?) {
@@ -40,30 +34,5 @@ extension TransferOptions {
         if cacert == nil { cacert = config.value("cacert")?.value }
         if maxConnectionsPerHost == nil { maxConnectionsPerHost = config.value("max-connections-per-host").flatMap { Int($0.value) } }
         if lowestSpeedLimit == nil { lowestSpeedLimit = config.value("lowest-speed-limit")?.value }
-    }
-}
-
-extension HookOptions {
-    mutating func fill(from config: ConfigFile?) {
-        if onComplete == nil { onComplete = config?.value("on-complete")?.value }
-        if onError == nil { onError = config?.value("on-error")?.value }
-    }
-}
-
-extension LaunchOptions {
-    mutating func fill(from config: ConfigFile?) {
-        if interrupted == nil { interrupted = config?.value("interrupted").flatMap { Interrupted(rawValue: $0.value) } }
-    }
-}
-
-extension RPCOptions {
-    mutating func fill(from config: ConfigFile?) {
-        guard let config else { return }
-        if rpcListenPort == nil { rpcListenPort = config.value("rpc-listen-port").flatMap { Int($0.value) } }
-        if rpcListenAll == nil { rpcListenAll = ConfigDefaults.flag(config, "rpc-listen-all") }
-        if rpcSecret == nil { rpcSecret = config.value("rpc-secret")?.value }
-        if rpcAllowOrigin.isEmpty { rpcAllowOrigin = config.values("rpc-allow-origin").map(\.value) }
-        if rpcAllowOriginAll == nil { rpcAllowOriginAll = ConfigDefaults.flag(config, "rpc-allow-origin-all") }
-        if rpcAllowedDir.isEmpty { rpcAllowedDir = config.values("rpc-allowed-dir").map(\.value) }
     }
 }

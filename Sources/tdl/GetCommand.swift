@@ -19,6 +19,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var folder: FolderOption
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var schedule: ScheduleOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
     @OptionGroup var request: RequestOptions
@@ -98,6 +99,7 @@ struct GetCommand: ParsableCommand {
         if hookOptions.onComplete != nil { given.append("--on-complete") }
         if hookOptions.onError != nil { given.append("--on-error") }
         if launch.interrupted != nil { given.append("--interrupted") }
+        if !schedule.rateSchedule.isEmpty { given.append("--rate-schedule") }
         return given
     }
 
@@ -106,8 +108,6 @@ struct GetCommand: ParsableCommand {
         // settings hold over those, so only the command line's are warned about.
         let givenHere = optionsTheRunningTdlKeeps
         let config = UserConfig.loadOrFail()
-        hookOptions.fill(from: config)
-        launch.fill(from: config)
         transfer.fill(from: config)
         request.fill(from: config)
         if limitRate == nil { limitRate = config?.value("limit-rate")?.value }
@@ -136,9 +136,9 @@ struct GetCommand: ParsableCommand {
         entries = sums.apply(to: entries)
         let session: Session
         do {
-            // The file's dir= is the session's folder; only -d names each download's own (a
-            // download of no folder of its own goes by its category's, when it has one).
-            session = try Session(options: global, folder: folder.dir ?? config?.value("dir")?.value, config: config, downloading: true, transfer: transfer.engineSettings,
+            // -d is the session's folder, the file's dir= this run's (never saved); a download
+            // of no folder of its own goes by its category's, when it has one.
+            session = try Session(options: global, folder: folder.dir, config: config, downloading: true, transfer: transfer.engineSettings,
                                   resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
@@ -156,7 +156,8 @@ struct GetCommand: ParsableCommand {
         }
         if let notice = session.notice { warn(notice) }
         let manager = session.manager
-        hookOptions.save(into: manager)
+        hookOptions.save(into: session)
+        schedule.save(into: session.manager, config: config)
         // -j, -x and --limit-rate are this run's, never saved: a run that is killed leaves the
         // session's own settings, and the next tdl is not capped by surprise.
         manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,

@@ -25,7 +25,7 @@ struct ListCommand: ParsableCommand {
     var order: ListOrder?
 
     enum ListSort: String, ExpressibleByArgument, CaseIterable {
-        case manual, time, name, size, type
+        case manual, time, name, size, type, queue
         /// Nil for manual order.
         var sortKey: SortKey? {
             switch self {
@@ -34,6 +34,7 @@ struct ListCommand: ParsableCommand {
             case .name: return .fileName
             case .size: return .fileSize
             case .type: return .fileType
+            case .queue: return .queue
             }
         }
     }

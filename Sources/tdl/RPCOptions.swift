@@ -39,6 +39,19 @@ struct RPCOptions: ParsableArguments {
         }
     }
 
+    /// Puts the values given (nil or empty: not given) into `settings`.
+    static func apply(port: Int?, all: Bool?, secret: String?, origins: [String], allOrigins: Bool?, dirs: [String],
+                      to settings: inout SessionSettings) {
+        if let port { settings.rpcListenPort = port }
+        if let all { settings.rpcListenAll = all }
+        if let secret { settings.rpcSecret = secret.isEmpty ? nil : secret }
+        if !origins.isEmpty { settings.rpcAllowOrigins = origins.compactMap(RPCAccess.normalizedOrigin) }
+        if let allOrigins { settings.rpcAllowOriginAll = allOrigins }
+        if !dirs.isEmpty {
+            settings.rpcAllowedDirs = dirs.filter { !$0.isEmpty }.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        }
+    }
+
     /// What the server says when it starts: where it listens, where its secret is.
     struct Started {
         let server: RPCServer
@@ -46,23 +59,29 @@ struct RPCOptions: ParsableArguments {
     }
 
     /// Saves what was given into the session, then starts the server with the session's
-    /// settings and the secret (the session's own, else the home's).
-    func startServer(for saver: SessionSaver, home: String) throws -> Started {
+    /// settings, the config file's over them for this run (never saved) where the command line
+    /// gave none, and the secret (the session's own, else the home's).
+    func startServer(for saver: SessionSaver, home: String, config: ConfigFile?) throws -> Started {
         let manager = saver.manager
-        var settings = manager.settings
-        if let rpcListenPort { settings.rpcListenPort = rpcListenPort }
-        if let rpcListenAll { settings.rpcListenAll = rpcListenAll }
-        if let rpcSecret { settings.rpcSecret = rpcSecret.isEmpty ? nil : rpcSecret }
-        if !rpcAllowOrigin.isEmpty { settings.rpcAllowOrigins = rpcAllowOrigin.compactMap(RPCAccess.normalizedOrigin) }
-        if let rpcAllowOriginAll { settings.rpcAllowOriginAll = rpcAllowOriginAll }
-        if !rpcAllowedDir.isEmpty {
-            settings.rpcAllowedDirs = rpcAllowedDir.filter { !$0.isEmpty }.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        var given = manager.settings
+        Self.apply(port: rpcListenPort, all: rpcListenAll, secret: rpcSecret, origins: rpcAllowOrigin,
+                   allOrigins: rpcAllowOriginAll, dirs: rpcAllowedDir, to: &given)
+        var settings = given
+        if let config {
+            Self.apply(port: rpcListenPort == nil ? config.value("rpc-listen-port").flatMap { Int($0.value) } : nil,
+                       all: rpcListenAll == nil ? ConfigDefaults.flag(config, "rpc-listen-all") : nil,
+                       secret: rpcSecret == nil ? config.value("rpc-secret")?.value : nil,
+                       origins: rpcAllowOrigin.isEmpty ? config.values("rpc-allow-origin").map(\.value) : [],
+                       allOrigins: rpcAllowOriginAll == nil ? ConfigDefaults.flag(config, "rpc-allow-origin-all") : nil,
+                       dirs: rpcAllowedDir.isEmpty ? config.values("rpc-allowed-dir").map(\.value) : [], to: &settings)
         }
         let secret: String
         var notices: [String] = []
         if let own = settings.rpcSecret {
             secret = own
-            notices.append("JSON-RPC secret: the session's own, given with --rpc-secret (aria2p -s SECRET; a web UI's secret token setting)")
+            notices.append(own != given.rpcSecret
+                ? "JSON-RPC secret: the config file's rpc-secret (aria2p -s SECRET; a web UI's secret token setting)"
+                : "JSON-RPC secret: the session's own, given with --rpc-secret (aria2p -s SECRET; a web UI's secret token setting)")
         } else {
             do {
                 let made = try RPCSecretFile.secret(home: home)
@@ -81,7 +100,7 @@ struct RPCOptions: ParsableArguments {
         } else {
             notices.append("web pages of \(settings.rpcAllowOrigins.joined(separator: ", ")) may call JSON-RPC")
         }
-        let chosen = settings
+        let chosen = given
         manager.updateSettings { settings in
             settings.rpcListenPort = chosen.rpcListenPort
             settings.rpcListenAll = chosen.rpcListenAll

@@ -21,27 +21,25 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var folder: FolderOption
     @OptionGroup var rpcOptions: RPCOptions
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var schedule: ScheduleOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
 
     mutating func run() throws {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
-        folder.fill(from: config)
-        rpcOptions.fill(from: config)
-        hookOptions.fill(from: config)
-        launch.fill(from: config)
         transfer.fill(from: config)
         let session = Session.running(global, folder: folder, config: config, transfer: transfer, launch: launch)
         let manager = session.manager
-        hookOptions.save(into: manager)
+        hookOptions.save(into: session)
+        schedule.save(into: session.manager, config: config)
         UserConfig.useRateLimit(of: config, in: manager)
         if let notice = session.notice { warn(notice) }
         // Before the server: its handlers are in place for the first request's turn.
         let loop = SessionLoop(manager: manager, control: session.control)
         let started: RPCOptions.Started
         do {
-            started = try rpcOptions.startServer(for: loop.saver!, home: session.home)
+            started = try rpcOptions.startServer(for: loop.saver!, home: session.home, config: config)
         } catch {
             manager.shutdown()
             session.control?.shutDown()

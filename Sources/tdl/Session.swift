@@ -69,7 +69,13 @@ final class Session {
         manager.fileDigest = FileDigest.hex(ofFile:algorithm:)
         manager.reservedFolder = ReservedFolder(home)
         if let runOnly { manager.runOnly(runOnly) }
-        if downloading { UserConfig.apply(config, to: manager) }
+        if downloading {
+            UserConfig.apply(config, to: manager)
+            // The file's interrupted= for this run, unless the command line gave one (saved).
+            if resumeInterrupted == nil {
+                manager.useRunResumeInterrupted(config?.value("interrupted").map { $0.value == "resume" })
+            }
+        }
         do {
             interrupted = try manager.load(restoring: restoring, resumeInterrupted: resumeInterrupted, arrangedFor: arrangedFor,
                                            keepingSortNames: keepingSortNames, startingDownloads: startingDownloads)
@@ -79,11 +85,18 @@ final class Session {
             throw CLIError.store("cannot read the session: \(error)")
         }
         notice = store?.recoveryNotice?.description  // set on open, or when the load found damage
-        if downloading { hooks = HookRunner(manager: manager) }
-        // -d names the session's download folder from now on.
+        if downloading {
+            hooks = HookRunner(manager: manager)
+            hooks?.runOnComplete = config?.value("on-complete")?.value
+            hooks?.runOnError = config?.value("on-error")?.value
+        }
+        // -d names the session's download folder from now on; the file's dir= this run's.
         if let folder {
             if let problem = manager.folderProblem(Paths.absolute(folder)) { throw CLIError.badDirectory(Paths.absolute(folder), problem) }
             manager.setDownloadDirectory(Paths.absolute(folder))
+        } else if downloading, let fileFolder = config?.value("dir")?.value {
+            if let problem = manager.folderProblem(fileFolder) { throw CLIError.badDirectory(fileFolder, problem) }
+            manager.useRunDirectory(fileFolder)
         }
     }
 
@@ -171,7 +184,7 @@ final class Session {
     }
 
     /// The folder new downloads go to.
-    var downloadDirectory: String { manager.settings.downloadDirectory ?? manager.defaultDirectory }
+    var downloadDirectory: String { manager.downloadDirectory }
 
     /// Leaves the session to the process's exit, a million tasks unfreed, but closes its file
     /// first: the close folds the WAL into the file and syncs it, as a freed session's would.

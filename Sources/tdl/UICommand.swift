@@ -11,6 +11,7 @@ struct UICommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var folder: FolderOption
     @OptionGroup var hookOptions: HookOptions
+    @OptionGroup var schedule: ScheduleOptions
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
     @Flag(help: "Also answer aria2's JSON-RPC, as tdl serve does.") var rpc = false
@@ -19,11 +20,7 @@ struct UICommand: ParsableCommand {
     mutating func run() throws {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
-        folder.fill(from: config)
-        hookOptions.fill(from: config)
-        launch.fill(from: config)
         transfer.fill(from: config)
-        rpcOptions.fill(from: config)
         // Before anything starts: a terminal that cannot show the list gets words, not garbage.
         if ProcessInfo.processInfo.environment["TDL_SCRIPT"] == nil, let problem = TerminalApp.unusableTerminal() {
             warn(problem)
@@ -32,7 +29,8 @@ struct UICommand: ParsableCommand {
         // The list shows before downloads start (see `TerminalApp.run`).
         let session = Session.running(global, folder: folder, config: config, transfer: transfer, launch: launch,
                                       startingDownloads: false)
-        hookOptions.save(into: session.manager)
+        hookOptions.save(into: session)
+        schedule.save(into: session.manager, config: config)
         UserConfig.useRateLimit(of: config, in: session.manager)
         session.hooks?.silenceOutput = true
         // Made before the list starts ncurses: finding handlers for SIGINT and SIGTERM in
@@ -40,7 +38,7 @@ struct UICommand: ParsableCommand {
         let loop = SessionLoop(manager: session.manager, control: session.control)
         let rpcStarted: RPCOptions.Started?
         do {
-            rpcStarted = rpc ? try rpcOptions.startServer(for: loop.saver!, home: session.home) : nil
+            rpcStarted = rpc ? try rpcOptions.startServer(for: loop.saver!, home: session.home, config: config) : nil
         } catch {
             session.manager.shutdown()
             session.control?.shutDown()
@@ -81,7 +79,7 @@ struct UICommand: ParsableCommand {
         if let rpcStarted { messages.append(rpcStarted.notices[0]) }
         if session.interrupted > 0 {
             let n = session.interrupted, plural = n == 1 ? "" : "s"
-            messages.append(session.manager.settings.resumeInterruptedOnLaunch
+            messages.append(session.manager.resumesInterrupted
                 ? "restored \(n) interrupted download\(plural)"
                 : "\(n) interrupted download\(plural) wait\(n == 1 ? "s" : ""), paused (p resumes)")
         }

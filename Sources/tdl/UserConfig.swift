@@ -35,6 +35,13 @@ enum UserConfig {
     static func apply(_ config: ConfigFile?, to manager: DownloadManager) {
         guard let config else { return }
         manager.categories = config.categories
+        // Every add of the run takes the file's request options where its own are unset: the
+        // screen's prompt and JSON-RPC calls as the command line's (which are filled already).
+        let headers = config.values("header").map(\.value)
+        manager.requestDefaults = DownloadOptions(
+            headers: headers.isEmpty ? nil : headers, userAgent: config.value("user-agent")?.value,
+            referer: config.value("referer")?.value, cookieFile: config.value("load-cookies")?.value,
+            saveCookies: config.value("save-cookies")?.value)
         manager.useRunQueues(config.queues, rateSchedule: config.rateSchedule.isEmpty ? nil : config.rateSchedule)
     }
 }

@@ -147,12 +147,12 @@ final class ScreenTests: XCTestCase {
         func footer(_ k: Int) -> String { ScreenDump.row(fromBottom: 2, of: shots[k], rows: k >= 5 ? 12 : 24) }
         XCTAssertTrue(shots[0].contains(" k Up          Move the selection up"), shots[0])
         XCTAssertFalse(shots[0].contains("Quit (everything is saved)"), shots[0])
-        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 39, more below"), shots[0])
+        XCTAssertTrue(footer(0).hasSuffix("lines 1–21 of 41, more below"), shots[0])
         // G shows the end: the last keys and how to close.
         XCTAssertTrue(shots[1].contains(" q             Quit (everything is saved)"), shots[1])
         XCTAssertTrue(shots[1].contains("Press q or Esc to close."), shots[1])
-        XCTAssertTrue(footer(1).hasSuffix("lines 19–39 of 39, more above"), shots[1])
-        XCTAssertTrue(footer(2).hasSuffix("lines 18–38 of 39, more above and below"), shots[2])
+        XCTAssertTrue(footer(1).hasSuffix("lines 21–41 of 41, more above"), shots[1])
+        XCTAssertTrue(footer(2).hasSuffix("lines 20–40 of 41, more above and below"), shots[2])
         XCTAssertEqual(shots[3], shots[0], "g goes back to the top")
         XCTAssertEqual(footer(4), footer(1), "PgDn stops at the last full page")
         XCTAssertTrue(shots[1].contains("v             Mark or unmark, then move down"), shots[1])
