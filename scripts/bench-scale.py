@@ -198,6 +198,11 @@ def first_frame(home, tasks, label):
     record(f"{label}: screen, first frame with rows", time.monotonic() - start, 1.5)
     visible = shown_names(screen())
     expect(visible == [t["name"] for t in tasks][:len(visible)], f"{label}: the first screen shows the first rows of tdl list")
+    # A key at once: the loaded tasks are still being queued for their downloads then.
+    took = press("j")
+    expect(took is not None, f"{label}: j at the first frame moves the selection")
+    record(f"{label}: screen, a key pressed at the first frame", took or 60, 0.1)
+    press("k")
     return pid
 
 
