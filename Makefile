@@ -39,11 +39,16 @@ tsan: test-deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product tdl -q
 
-# Downloads against curl, wget and aria2c, then every figure of a million-task session
-# against its goal (it exits non-zero when one is missed).
+# Downloads against curl, wget and aria2c; one small file by the installed binary (installed
+# into BENCH_PREFIX); keys during two full-speed downloads; then every figure of a
+# million-task session against its goal (each exits non-zero when one is missed).
+BENCH_PREFIX ?= /tmp/tdl-bench-prefix
 bench: release
 	@scripts/install-deps.sh --bench
 	scripts/bench.sh
+	@$(MAKE) -s install-files PREFIX=$(BENCH_PREFIX)
+	TDL=$(BENCH_PREFIX)/bin/tdl scripts/bench-start.sh
+	scripts/bench-keys.sh
 	python3 scripts/bench-scale.py --tdl .build/release/tdl
 
 # The man page is made from the commands' help: regenerate it after changing an option.

@@ -28,6 +28,7 @@ struct TurnWatch {
     /// Whether a watched descriptor became ready: asked on every body callback, it polls at
     /// most every `interval`.
     mutating func sawReady(at now: Double) -> Bool {
+        guard nextLook.isFinite else { return false }  // between turns, or nothing to watch
         if !ready.isEmpty { return true }
         guard now >= nextLook else { return false }
         nextLook = now + Self.interval
@@ -36,6 +37,7 @@ struct TurnWatch {
         return !ready.isEmpty
     }
 
+    /// Stops watching; `ready` keeps what the turn saw, for its caller.
     mutating func end() {
         fds = []
         nextLook = .infinity
