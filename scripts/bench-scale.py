@@ -198,7 +198,19 @@ def first_frame(home, tasks, label):
     record(f"{label}: screen, first frame with rows", time.monotonic() - start, 1.5)
     visible = shown_names(screen())
     expect(visible == [t["name"] for t in tasks][:len(visible)], f"{label}: the first screen shows the first rows of tdl list")
+    # A key at once: the loaded tasks are still being queued for their downloads then. The
+    # selection's row is the one drawn reversed; rows change meanwhile as downloads start.
+    was = selected_line(screen(escapes=True))
+    took = press("j", lambda: selected_line(screen(escapes=True)) not in (None, was))
+    expect(took is not None, f"{label}: j at the first frame moves the selection")
+    record(f"{label}: screen, a key pressed at the first frame", took or 60, 0.1)
+    press("k", lambda: selected_line(screen(escapes=True)) == was)
     return pid
+
+
+def selected_line(text):
+    """Where the selected row is on screen (drawn in reverse video), or None."""
+    return next((k for k, line in enumerate(text.splitlines()[1:-1]) if line.startswith("\x1b[7m")), None)
 
 
 def quit_screen(pid):

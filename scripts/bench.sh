@@ -242,7 +242,8 @@ scenario_segmented() {
 }
 
 scenario_many() {
-  goal many wall curl 1.5
+  goal many wall curl 1.2
+  goal many cpu curl 1.5
   goal many wall aria2c 0.5
   run_scenario many tdl "${PEERS[@]}"
 }

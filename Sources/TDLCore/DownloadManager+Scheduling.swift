@@ -86,7 +86,10 @@ extension DownloadManager {
     public func tick() {
         let now = clock()
         let t = now.timeIntervalSinceReferenceDate
-        live.sample(at: t, of: scheduler.downloading, live: { engine?.liveProgress() },
+        // The scheduler's own set, not asking it: that would queue the tasks of a load the
+        // screen queues turn by turn (`queueLoadedTasks`); a loaded task is never downloading
+        // before it is queued (a launch sends what was downloading back to waiting).
+        live.sample(at: t, of: schedulerState.downloading, live: { engine?.liveProgress() },
                     received: { tasks[$0]?.received ?? 0 }, size: { tasks[$0]?.size })
         // Changed tasks (ended downloads too) and durable progress within a tenth of a second:
         // a checkpoint's offsets arrive after its fdatasync, twice a second per download, and

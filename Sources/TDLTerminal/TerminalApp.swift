@@ -83,12 +83,17 @@ public final class TerminalApp {
         var stdinOpen = script == nil
         var preparing = true
         // The list first, then the downloads: queueing a million waiting tasks takes most of
-        // a second, which the first frame does not wait for.
+        // a second, which neither the first frame nor a key pressed then waits for: it goes
+        // on 15 ms a turn, and the downloads start when it is done.
         draw()
-        manager.startLoadedDownloads()
+        var queueing = true
         while !quitting {
+            if queueing && !manager.queueLoadedTasks(for: 0.015) {
+                queueing = false
+                manager.startLoadedDownloads()
+            }
             let frameDue = needsDraw || manager.isBusy
-            let timeout = preparing ? 0 : script != nil ? 10 : (frameDue ? 100 : 1000)
+            let timeout = preparing || queueing ? 0 : script != nil ? 10 : (frameDue ? 100 : 1000)
             let turn = options.turn(timeout, stdinOpen ? [.reading(0)] : [])
             if turn.ready.contains(0) {
                 var gotKey = false

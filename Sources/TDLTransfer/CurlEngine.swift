@@ -89,10 +89,15 @@ public final class CurlEngine: TransferEngine {
     /// turn's transfers stop taking bytes at once instead of at `performDeadline`, up to 30 ms
     /// later. Cleared after the perform: the caller runs that work right after `wait`.
     private let wake: MultiWake
+    /// The caller's descriptors, looked at during the turn's transfers: one that becomes ready
+    /// (a key) ends the turn as a wake does.
+    private var watch = TurnWatch()
 
     @inline(__always)
     func turnIsOver() -> Bool {
-        performDeadline.isFinite && (now > performDeadline || wake.isRequested)
+        guard performDeadline.isFinite else { return false }
+        let t = now
+        return t > performDeadline || wake.isRequested || watch.sawReady(at: t)
     }
 
     /// Lets the connections paused at the end of the last turn go on (those still running).
@@ -165,10 +170,12 @@ public final class CurlEngine: TransferEngine {
         }
         if limited { refillRateLimits() }
         performDeadline = now + Self.turnBudget
+        watch.begin(waitFDs, at: now)
         resumeTurnPaused()
         var running: Int32 = 0
         withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity
+        watch.end()
         wake.clear()
         // What the callbacks left for the loop, each step's reports delivered before the next.
         settleFirstAnswers()
@@ -188,7 +195,7 @@ public final class CurlEngine: TransferEngine {
             }
         }
         deliverReports()
-        var ready = Set<Int32>()
+        var ready = Set(watch.ready)
         for waitFD in waitFDs where waitFD.revents != 0 { ready.insert(waitFD.fd) }
         return ready
     }

@@ -183,6 +183,49 @@ final class ActivityTests: XCTestCase {
         XCTAssertEqual(started[1], started[0])
     }
 
+    /// The screen queues a big load's tasks a few milliseconds a turn, then starts them: the
+    /// same downloads in the same order, and whatever asks the scheduler meanwhile (a key that
+    /// starts one) finds every loaded task queued, not the part done so far.
+    func testQueueingALoadTurnByTurnStartsTheSameDownloads() throws {
+        let folder = NSTemporaryDirectory()
+        var settings = SessionSettings()
+        settings.maxDownloadCount = 3
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        // Read in an order other than the start order: the oldest come last.
+        let tasks = (0 ..< 5_000).reversed().map {
+            DownloadTask(url: "https://example.com/\($0)", fileName: "f\($0)", directory: folder, addTime: t0 + Double($0), state: .waiting)
+        }
+        var started: [[String]] = []
+        for turnByTurn in [false, true] {
+            let engine = FakeEngine()
+            let manager = DownloadManager(defaultDirectory: folder, engine: engine,
+                                          store: FakeStore(SessionSnapshot(tasks: tasks, settings: settings)))
+            _ = try manager.load(startingDownloads: false)
+            if turnByTurn {
+                var turns = 0
+                while manager.queueLoadedTasks(for: 0) { turns += 1 }
+                XCTAssertGreaterThan(turns, 2, "a call with no time left still queues a part, and only a part")
+                XCTAssertEqual(engine.started, [], "queueing starts nothing")
+                XCTAssertTrue(manager.isBusy)
+            }
+            manager.startLoadedDownloads()
+            started.append(engine.started)
+        }
+        XCTAssertEqual(started[0], ["https://example.com/0", "https://example.com/1", "https://example.com/2"])
+        XCTAssertEqual(started[1], started[0])
+
+        // Part queued, the newest first (read in start order, queued from the end), then the
+        // scheduler is asked: the oldest tasks, not queued yet, still start first.
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: folder, engine: engine,
+                                      store: FakeStore(SessionSnapshot(tasks: tasks.reversed(), settings: settings)))
+        _ = try manager.load(startingDownloads: false)
+        XCTAssertTrue(manager.queueLoadedTasks(for: 0))
+        manager.startLoadedDownloads()
+        XCTAssertEqual(engine.started, started[0])
+        XCTAssertFalse(manager.queueLoadedTasks(for: 0), "the scheduler's first use queued the rest")
+    }
+
     func testAFileRenamedIntoPlaceBeforeItsStateWasSavedIsNotDownloadedAgain() throws {
         let folder = NSTemporaryDirectory() + "tdl-reconcile-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,0 +1,80 @@
+import CCurl
+import Foundation
+import TDLCore
+import TDLTestSupport
+@testable import TDLTransfer
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A descriptor the loop waits on (the keyboard) that becomes ready while a turn's transfers
+/// run at full speed ends that turn: the key is read at once, not after the turn's 30 ms
+/// budget and the whole next turn.
+final class TurnWatchTests: XCTestCase {
+    func testADescriptorReadyDuringTheTransfersEndsTheTurnAndIsReported() throws {
+        let site = TemporaryDirectory("tdl-site")
+        // Sparse: nginx sends them at loopback speed, and making them costs nothing.
+        for name in ["one.bin", "two.bin"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: site.file(name), contents: nil))
+            XCTAssertEqual(truncate(site.file(name), 2 << 30), 0)
+        }
+        let nginx = try LoopbackNginx(root: site.path)
+        let harness = EngineHarness(connections: 8)
+        harness.manager.add([nginx.url("one.bin"), nginx.url("two.bin")], options: DownloadOptions())
+        defer { harness.manager.shutdown() }
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let key = fds[0], keyboard = fds[1]
+        harness.run(for: 0.3)
+        // The key comes 5 ms into a turn that does not wait before its transfers: only a look
+        // during them can report it. Turns whose transfers ran out of bytes before it (nginx a
+        // step behind) cannot, and are tried again.
+        var turns: [(ready: Bool, ms: Double)] = []
+        while !(turns.last?.ready ?? false) && turns.count < 100 {
+            let press = Thread {
+                usleep(5_000)
+                _ = write(keyboard, "j", 1)
+            }
+            let t0 = Date()
+            press.start()
+            let ready = harness.manager.runOnce(timeoutMs: 0, watching: [.reading(key)])
+            turns.append((ready.contains(key), Date().timeIntervalSince(t0) * 1000))
+            // The key is read, as the screen would, before the next try.
+            usleep(10_000)
+            var byte: UInt8 = 0
+            while isReadable(key) { _ = read(key, &byte, 1) }
+        }
+        let last = try XCTUnwrap(turns.last)
+        XCTAssertTrue(last.ready, "a turn reports the descriptor that became ready during its transfers: \(turns)")
+        XCTAssertLessThan(last.ms, 30, "and ends before its 30 ms budget would have: \(turns)")
+        XCTAssertEqual(harness.manager.state(of: nginx.url("one.bin")), .downloading, "the downloads still ran")
+    }
+
+    /// The watch looks only at descriptors the turn's poll did not find ready, at most every
+    /// two milliseconds, and says which became ready.
+    func testTheWatchLooksAtWhatWasNotReadyEveryTwoMilliseconds() {
+        var fds: [Int32] = [0, 0], other: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        XCTAssertEqual(pipe(&other), 0)
+        defer { for fd in fds + other { close(fd) } }
+        var alreadyReady = curl_waitfd(fd: other[0], events: Int16(CURL_WAIT_POLLIN), revents: 0)
+        alreadyReady.revents = Int16(CURL_WAIT_POLLIN)
+        _ = write(other[1], "x", 1)
+        var watch = TurnWatch()
+        watch.begin([curl_waitfd(fd: fds[0], events: Int16(CURL_WAIT_POLLIN), revents: 0), alreadyReady], at: 100)
+        XCTAssertFalse(watch.sawReady(at: 100.003), "nothing became ready; the one ready at the poll is served anyway")
+        _ = write(fds[1], "j", 1)
+        XCTAssertFalse(watch.sawReady(at: 100.004), "looked at most every 2 ms")
+        XCTAssertTrue(watch.sawReady(at: 100.0051))
+        XCTAssertEqual(watch.ready, [fds[0]])
+        watch.end()
+        XCTAssertFalse(watch.sawReady(at: 200), "nothing is watched between turns")
+    }
+
+    private func isReadable(_ fd: Int32) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) > 0
+    }
+}
