@@ -116,7 +116,7 @@ final class BrowserTests: XCTestCase {
         let answered = try openPage()
         stop(allowed)
         XCTAssertTrue(answered.contains("POST answered {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"), answered)
-        XCTAssertTrue(answered.contains("WS answered") && answered.contains("\"version\":\"1.37.0\""), answered)
+        XCTAssertTrue(answered.contains("WS answered") && answered.contains("\"enabledFeatures\":["), answered)
         XCTAssertEqual(try listedURLs(), ["http://127.0.0.1:1/from-page"])
     }
 }
