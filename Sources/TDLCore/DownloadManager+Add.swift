@@ -38,6 +38,10 @@ extension DownloadManager {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
+            if let refusal = unknownQueue(options.queue) {
+                result.rejected.append(.init(url: url, reason: refusal))
+                continue
+            }
             if let refusal = placeInSubfolder(&options) {
                 result.rejected.append(.init(url: url, reason: refusal))
                 continue
@@ -65,6 +69,7 @@ extension DownloadManager {
                 let outcome = askAgain(url, options: options)
                 result.duplicates.append(.init(url: url, reason: outcome.done))
                 if let problem = outcome.notApplied { result.notApplied.append(.init(url: url, reason: problem)) }
+                if outcome.mismatched { result.mismatched.append(url) }
                 continue
             }
             var task = DownloadTask(url: url, fileName: fileName,

@@ -8,17 +8,22 @@ import Foundation
 ///   nothing is downloaded yet, a rate limit at once, a connection count and what the requests
 ///   carry (headers, agent, referer, cookies, mirrors) from the next start;
 ///   what cannot apply is named, and the command fails;
-/// - a finished file is verified, not trusted: missing, of another size, or not matching the
-///   checksum, it is downloaded again.
+/// - a finished file is verified, not trusted: missing or of another size, it is downloaded
+///   again; a checksum given with the ask that the file does not match is refused and said,
+///   and the file stays finished (a document naming a wrong hash never deletes a user's file;
+///   trashing or restarting it is the user's own action).
 /// A download running meanwhile is stopped for the change and goes on from the bytes it has.
 extension DownloadManager {
     struct AskAgainOutcome {
         var done: String
         var notApplied: String?
+        var mismatched = false
     }
 
     func askAgain(_ url: String, options: DownloadOptions) -> AskAgainOutcome {
-        let (directory, fileName, checksum) = (options.directory, options.fileName, options.checksum)
+        let (directory, fileName) = (options.directory, options.fileName)
+        var checksum = options.checksum
+        var mismatched = false
         var done: [String] = []
         var problems: [String] = []
         if isInTrash(url) {
@@ -26,6 +31,11 @@ extension DownloadManager {
             done.append("back from the trash")
         }
         guard let task = tasks[url] else { return AskAgainOutcome(done: "no longer in the list", notApplied: nil) }
+        if let given = checksum, given != task.options.checksum, let why = whyFinishedFileDoesNotMatch(url, given) {
+            problems.append(why)
+            checksum = nil
+            mismatched = true
+        }
         let changes = checksum.map { $0 != task.options.checksum } == true || fileName.map { $0 != task.fileName } == true
             || directory.map { $0 != task.directory } == true
         if changes && scheduler.finishing.contains(url) {
@@ -40,11 +50,18 @@ extension DownloadManager {
         }
         if let limit = options.rateLimit { setRateLimit(limit, forTasks: [url]) }
         if let queue = options.queue, tasks[url]?.options.queue != queue {  // the new queue from the next start
-            tasks[url]?.options.queue = queue
-            markDirty(url)
+            setQueue(queue, forTasks: [url])
         }
         if let connections = options.connections, tasks[url]?.options.connections != connections {
             tasks[url]?.options.connections = connections
+            markDirty(url)
+        }
+        if let retries = options.checksumRetries, tasks[url]?.options.checksumRetries != retries {
+            tasks[url]?.options.checksumRetries = retries
+            markDirty(url)
+        }
+        if let size = options.expectedSize, tasks[url]?.options.expectedSize != size {
+            tasks[url]?.options.expectedSize = size
             markDirty(url)
         }
         // What the requests carry (headers, agent, cookies, mirrors) applies from the next start.
@@ -83,7 +100,19 @@ extension DownloadManager {
             move([url], .start)
         }
         if done.isEmpty { done.append(tasks[url]?.state == .finished ? "already downloaded" : "already in the list") }
-        return AskAgainOutcome(done: done.joined(separator: ", "), notApplied: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        return AskAgainOutcome(done: done.joined(separator: ", "), notApplied: problems.isEmpty ? nil : problems.joined(separator: "; "),
+                               mismatched: mismatched)
+    }
+
+    /// Why a finished task's file, there and whole, does not match a checksum given for it;
+    /// nil when it matches, or when there is no such file to keep.
+    func whyFinishedFileDoesNotMatch(_ url: String, _ checksum: Checksum) -> String? {
+        guard let task = tasks[url], task.state == .finished, let fileDigest,
+              FileManager.default.fileExists(atPath: task.filePath),
+              whyFinishedFileIsNotTheDownload(url) == nil,
+              fileDigest(task.filePath, checksum.algorithm) != checksum.hex else { return nil }
+        return "checksum error: the finished file \(task.fileName) does not match the \(checksum.algorithm.rawValue) given;"
+            + " kept as it is (trash or restart it to download it again)"
     }
 
     /// Why a finished task's file is not what it downloaded; nil when it is.

@@ -99,6 +99,16 @@ extension DownloadManager {
         applyQueueClock()
     }
 
+    /// Why a download may not be added to `queue`: no queue of that name is defined (a typo
+    /// would otherwise run at once, in the default queue's hours). `default` is always known.
+    func unknownQueue(_ queue: String?) -> String? {
+        guard let queue, queue != QueueDefinition.defaultName else { return nil }
+        let known = queues
+        guard known[queue] == nil else { return nil }
+        let names = [QueueDefinition.defaultName] + known.names.filter { $0 != QueueDefinition.defaultName }
+        return "no queue named \(queue) (queues: \(names.joined(separator: ", ")))"
+    }
+
     /// Puts downloads in a queue (nil: the default one); saved with each. A running download
     /// moved into a queue that may not run it now goes back to waiting; a list sorted by
     /// queue moves it to its new queue's section.

@@ -29,6 +29,9 @@ public struct AddResult: Equatable, Sendable {
     public var duplicates: [Rejection] = []
     /// Options given for a URL the session has that could not be applied to it, and why.
     public var notApplied: [Rejection] = []
+    /// URLs of `notApplied` whose finished file does not match the checksum given: a failed
+    /// verification (exit 1), not a bad option.
+    public var mismatched: [String] = []
 
     public struct Rejection: Equatable, Sendable {
         public let url: String

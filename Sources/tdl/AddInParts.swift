@@ -48,6 +48,7 @@ enum AddInParts {
             }
         }
         let opened = session!
+        opened.knowConfigQueues()
         if let notice = opened.notice { warn(notice) }
         guard opened.loadedRowsOnly, !opened.manager.arrangement.isManual else {
             var all = given + (try rest())

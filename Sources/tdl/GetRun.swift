@@ -22,6 +22,8 @@ final class GetRun {
     private var ended: [String] = []
     private var shownNotes: [String: String] = [:]
     private var shownSaveError: String?
+    /// Finished files that do not match a checksum given: a failed verification, exit 1.
+    private var mismatched: Set<String> = []
 
     /// `problems`: what the input file could not give, said before the session opened.
     init(session: Session, sums: SumFiles, all: Bool, problems: [String]) {
@@ -46,6 +48,7 @@ final class GetRun {
         let problems = (result.rejected + result.notApplied).map { "\(ScreenSafe.url($0.url)): \($0.reason)" }
         problems.forEach(warn)
         rejected = problems + rejected
+        mismatched = Set(result.mismatched)
         var asked = result.added + result.existing
         if all { asked += manager.unfinishedList }
         var seen = Set<String>()
@@ -145,6 +148,7 @@ final class GetRun {
         var failed = false
         for url in requested {
             guard let task = manager.task(url) else { continue }
+            if mismatched.contains(url) { failed = true }
             if task.state == .finished, !sums.lists.isEmpty, task.options.checksum == nil, !matchesSumFile(task) { failed = true }
             if task.state != .finished {
                 failed = true

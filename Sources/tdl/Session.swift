@@ -150,6 +150,13 @@ final class Session {
         return lock
     }
 
+    /// Gives a command that adds without downloading the config file's queues for this run
+    /// alone: an add may name them (a queue no one defined is refused).
+    func knowConfigQueues() {
+        guard let file = (try? UserConfig.load()) ?? nil, !file.queues.isEmpty else { return }
+        manager.useRunQueues(file.queues, rateSchedule: nil)
+    }
+
     /// Another manager of this session holding only the tasks of `urls` (see `TaskRowStore`),
     /// loaded as a command that changes the saved session loads them: an add of more URLs than
     /// memory holds at once takes one for each part.
@@ -160,6 +167,7 @@ final class Session {
         }
         let rowsManager = DownloadManager(identifier: name, defaultDirectory: manager.defaultDirectory, engine: nil, store: rows)
         rowsManager.fileDigest = manager.fileDigest
+        if !manager.queues.isEmpty { rowsManager.useRunQueues(manager.queues, rateSchedule: nil) }  // an add names them
         do {
             _ = try rowsManager.load(restoring: false, resumeInterrupted: nil, arrangedFor: nil, keepingSortNames: true)
         } catch let error as StoreError {

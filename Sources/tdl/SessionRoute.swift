@@ -30,6 +30,7 @@ enum SessionRoute {
                     continue
                 }
                 if let notice = session.notice { warn(notice) }
+                if request.command == .add { session.knowConfigQueues() }
                 let reply = ControlActions.perform(consume request, on: SessionSaver(session.manager))
                 // The reply is printed and the process ends: a million added tasks are not
                 // freed one by one first.

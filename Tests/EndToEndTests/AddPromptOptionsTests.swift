@@ -14,6 +14,7 @@ final class AddPromptOptionsTests: XCTestCase {
         let script = ["a", ":type \(url) split=99", "<Enter>", ":save-display \(work.file("refused.txt"))",
                       "a", ":type \(url) out=named.bin dir=\(elsewhere.path) queue=night", "<Enter>", ":wait-idle 30", "q"]
         try script.joined(separator: "\n").write(toFile: work.file("script"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Processes.tdl(["queue", "add", "night"], home: home.path).status, 0)
         let run = try Processes.tdl(["-d", downloads.path], home: home.path,
                                     environment: ["TDL_SCRIPT": work.file("script"), "TDL_SCRIPT_SIZE": "100x20",
                                                   "LC_ALL": "C.UTF-8", "NO_COLOR": "1"],

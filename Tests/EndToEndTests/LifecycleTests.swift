@@ -31,8 +31,8 @@ final class LifecycleTests: FaultServerTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), ["photo.jpg"])
     }
 
-    /// A finished file is verified against a checksum given with it, not trusted; a failed
-    /// check is not sticky: the right value, given next, replaces the wrong one.
+    /// A finished file is verified against a checksum given with it, not trusted; a mismatch
+    /// is said and the file stays finished; the right value, given next, is taken.
     func testAChecksumGivenAgainIsCheckedAndReplacesTheOldOne() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let file = url("sum.bin")
@@ -42,6 +42,11 @@ final class LifecycleTests: FaultServerTestCase {
         let mismatch = try Processes.tdl(["get", "-q", "--checksum", wrong, file], home: home.path)
         XCTAssertEqual(mismatch.status, 1, "a finished file that does not match is no success\n\(mismatch.stderr)")
         XCTAssertTrue(mismatch.stderr.contains("checksum"), mismatch.stderr)
+        // Kept, whole and finished: a wrong hash never deletes a finished file nor downloads it again.
+        try assertIdentical(downloads.file("sum.bin"), "sum.bin")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), ["sum.bin"])
+        XCTAssertFalse(mismatch.stderr.contains("downloading again"), mismatch.stderr)
+        XCTAssertTrue(try Processes.tdl(["list"], home: home.path).stdout.contains("done\tsum.bin"))
         let fixed = try Processes.tdl(["get", "-q", "--checksum", right, file], home: home.path)
         XCTAssertEqual(fixed.status, 0, fixed.stderr)
         try assertIdentical(downloads.file("sum.bin"), "sum.bin")

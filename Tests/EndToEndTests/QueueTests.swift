@@ -119,6 +119,30 @@ final class QueueTests: XCTestCase {
         XCTAssertTrue(saved.stdout.contains(#""queue":"later""#), saved.stdout)
     }
 
+    /// A queue no one defined is refused by `--queue` and an input file's `queue=` alike (a
+    /// typo'd night queue would run at once); the session's and the config file's are known.
+    func testAnUnknownQueueIsRefused() throws {
+        let home = TemporaryDirectory(), configHome = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: configHome.file("tdl"), withIntermediateDirectories: true)
+        try "queue.fromfile.max=1\n".write(toFile: configHome.file("tdl/tdl.conf"), atomically: true, encoding: .utf8)
+        let environment = ["XDG_CONFIG_HOME": configHome.path]
+        XCTAssertEqual(try Processes.tdl(["queue", "add", "night"], home: home.path).status, 0)
+        let typo = try Processes.tdl(["add", "--queue", "nigth", Self.nginx.url("one.bin")], home: home.path, environment: environment)
+        XCTAssertNotEqual(typo.status, 0)
+        XCTAssertTrue(typo.stderr.contains("no queue named nigth (queues: default, night, fromfile)"), typo.stderr)
+        let input = home.file("urls.txt")
+        try "\(Self.nginx.url("two.bin"))\n  queue=nosuch\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let fromInput = try Processes.tdl(["add", "-i", input], home: home.path, environment: environment)
+        XCTAssertNotEqual(fromInput.status, 0)
+        XCTAssertTrue(fromInput.stderr.contains("no queue named nosuch"), fromInput.stderr)
+        XCTAssertEqual(try Processes.tdl(["list"], home: home.path).stdout.contains("one.bin"), false)
+        XCTAssertEqual(try Processes.tdl(["list"], home: home.path).stdout.contains("two.bin"), false)
+        for queue in ["night", "default", "fromfile"] {
+            let known = try Processes.tdl(["add", "--queue", queue, Self.nginx.url("one.bin")], home: home.path, environment: environment)
+            XCTAssertEqual(known.status, 0, queue + ": " + known.stderr)
+        }
+    }
+
     /// The config file: `tdl config` names each value's line, a bad line stops a download
     /// naming the file and line, and the file's queue holds for `tdl get`.
     func testTheConfigFile() throws {

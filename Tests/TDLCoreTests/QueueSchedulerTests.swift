@@ -153,6 +153,7 @@ final class QueueSchedulerTests: XCTestCase {
     /// Asked for again with another queue, a download runs in that one from its next start.
     func testAskingAgainWithAQueueMovesTheDownload() {
         let f = Fixture(limit: 3)
+        f.manager.setQueue(QueueDefinition(name: "other"))
         let url = add(f, ["a"])[0]
         f.manager.add([url], options: DownloadOptions(queue: "other"))
         XCTAssertEqual(f.manager.task(url)?.options.queue, "other")

@@ -80,6 +80,30 @@ final class Aria2AttemptTests: XCTestCase {
         XCTAssertNil(f.manager.task("http://127.0.0.1:1/plain.bin")?.options.checksumRetries)
     }
 
+    /// A finished file asked for again with a checksum it does not match is kept, finished:
+    /// the call fails with a checksum error and the file is never deleted or downloaded again.
+    func testAWrongChecksumForAFinishedFileIsAnErrorAndTheFileStays() throws {
+        let f = RPCFixture()
+        let right = String(repeating: "ab", count: 32)
+        f.manager.fileDigest = { path, _ in FileManager.default.fileExists(atPath: path) ? right : nil }
+        let url = "http://127.0.0.1:1/kept-file.bin"
+        let gid = f.add(url)
+        let path = (f.folder as NSString).appendingPathComponent("kept-file.bin")
+        try Data("finished".utf8).write(to: URL(fileURLWithPath: path))
+        f.engine.finish(url, path: path, size: 8)
+        XCTAssertEqual(f.status(gid), "complete")
+        let message = f.errorMessage("aria2.addUri", [[.string(url)], ["checksum": .string("sha-256=" + String(repeating: "0", count: 64))]])
+        XCTAssertTrue(message?.contains("checksum error") == true, message ?? "no error")
+        XCTAssertEqual(FileManager.default.contents(atPath: path), Data("finished".utf8))
+        XCTAssertEqual(f.manager.task(url)?.state, .finished)
+        XCTAssertNil(f.manager.task(url)?.options.checksum)
+        // The right one is taken, and the file is still the download.
+        _ = f.add(url, ["checksum": .string("sha-256=" + right)])
+        XCTAssertEqual(f.manager.task(url)?.state, .finished)
+        XCTAssertEqual(f.manager.task(url)?.options.checksum, Checksum(algorithm: .sha256, hex: right))
+        XCTAssertEqual(FileManager.default.contents(atPath: path), Data("finished".utf8))
+    }
+
     func testAChecksumFailureReadsAsAria2s() {
         let f = RPCFixture()
         let url = "http://127.0.0.1:1/bad-sum.bin"

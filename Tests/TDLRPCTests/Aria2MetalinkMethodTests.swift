@@ -34,6 +34,22 @@ final class Aria2MetalinkMethodTests: XCTestCase {
         XCTAssertEqual(f.status(gids?[0] ?? ""), "paused")
     }
 
+    /// A document naming a finished URL with a hash its file does not match never deletes
+    /// the file: the call says the checksum error, the download stays complete.
+    func testAWrongHashForAFinishedFileKeepsIt() throws {
+        let f = RPCFixture()
+        f.manager.fileDigest = { _, _ in String(repeating: "ee", count: 32) }
+        let a = "http://127.0.0.1:1/a.iso"
+        _ = f.add(a)
+        let path = (f.folder as NSString).appendingPathComponent("a.iso")
+        try Data(repeating: 1, count: 1234).write(to: URL(fileURLWithPath: path))
+        f.engine.finish(a, path: path, size: 1234)
+        let message = f.errorMessage("aria2.addMetalink", [Self.document()])
+        XCTAssertTrue(message?.contains("checksum error") == true, message ?? "no error")
+        XCTAssertEqual(FileManager.default.contents(atPath: path)?.count, 1234)
+        XCTAssertEqual(f.manager.task(a)?.state, .finished)
+    }
+
     func testAHostileNameIsCleaned() {
         let f = RPCFixture()
         _ = f.result("aria2.addMetalink", [Self.document("../../../etc/cron.d/x")])

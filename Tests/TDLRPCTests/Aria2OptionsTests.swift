@@ -53,6 +53,11 @@ final class Aria2OptionsTests: XCTestCase {
     func testADownloadNamesItsQueueAndMistakesReadAsElsewhere() {
         let f = RPCFixture()
         let url = "http://127.0.0.1:1/night.iso"
+        f.manager.setQueue(QueueDefinition(name: "night"))
+        f.manager.setQueue(QueueDefinition(name: "day"))
+        XCTAssertEqual(f.errorMessage("aria2.addUri", [[.string(url)], ["queue": "nosuch"]]),
+                       "\(url): no queue named nosuch (queues: default, night, day)")
+        XCTAssertNil(f.manager.task(url), "a queue no one defined adds nothing")
         let gid = f.add(url, ["queue": "night"])
         XCTAssertEqual(f.manager.task(url)?.options.queue, "night")
         XCTAssertEqual(f.result("aria2.changeOption", [.string(gid), ["queue": "day"]]), "OK")

@@ -9,6 +9,7 @@ final class AddPromptTests: XCTestCase {
     func testOptionsAfterAURLApplyToThatURL() throws {
         let screen = try ScreenFixture([])
         let folder = screen.path("iso")
+        screen.manager.setQueue(QueueDefinition(name: "night"))
         screen.press("a")
         screen.type("https://example.com/a.iso out=name.iso dir=\(folder) queue=night https://example.com/b.iso split=4")
         XCTAssertEqual(screen.press("Enter"), .listEdited)
