@@ -295,6 +295,7 @@ public final class CurlEngine: TransferEngine {
         guard downloads[download.url] === download else { return }
         downloads[download.url] = nil
         rateLimits[download.url] = nil
+        applyRateLimits()  // the caps it shared go to the downloads left
     }
 
     func scheduleTimer(at time: Double) {

@@ -26,6 +26,29 @@ final class LiveRateLimitTests: XCTestCase {
         XCTAssertEqual(harness.manager.task(url)?.state, .finished)
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("live.bin")), try Processes.sha256(ofFile: site.file("live.bin")))
     }
+
+    /// The total cap is shared by the downloads that run: one paused, the other gets the
+    /// whole cap within a few seconds, not the half it had.
+    func testTheTotalCapIsSharedAgainWhenADownloadStops() throws {
+        let site = TemporaryDirectory("tdl-share-limit")
+        try TestFiles.make(site.file("one.bin"), size: 30_000_000, seed: 73)
+        try TestFiles.make(site.file("two.bin"), size: 30_000_000, seed: 74)
+        let nginx = try LoopbackNginx(root: site.path)
+        let harness = EngineHarness(connections: 2)
+        let (one, two) = (nginx.url("one.bin"), nginx.url("two.bin"))
+        harness.manager.setGlobalRateLimit(1_048_576)
+        harness.manager.add([one, two])
+        harness.run(for: 1.5)
+        XCTAssertEqual(harness.manager.state(of: one), .downloading)
+        XCTAssertEqual(harness.manager.state(of: two), .downloading)
+        _ = harness.manager.pauseTasks([two])
+        harness.run(for: 1)
+        let from = harness.manager.engine?.liveProgress()[one] ?? 0
+        harness.run(for: 3)
+        let rate = Double((harness.manager.engine?.liveProgress()[one] ?? 0) - from) / 3
+        XCTAssertGreaterThan(rate, 800_000, "near the whole cap of 1 MiB/s, not the half it had")
+        XCTAssertLessThan(rate, 1_300_000, "the cap still holds")
+    }
 }
 
 /// Under a limit far below one read of the network (2 KB/s over 8 connections), the speed a
