@@ -46,6 +46,17 @@ final class AddPromptTests: XCTestCase {
         XCTAssertNil(screen.manager.task("https://example.com/a.iso"))
     }
 
+    /// A queue no one defined is refused as the manager refuses it, named with the queues.
+    func testAnUnknownQueueAddsNothing() throws {
+        let screen = try ScreenFixture([])
+        screen.manager.setQueue(QueueDefinition(name: "night"))
+        screen.press("a")
+        screen.type("https://example.com/a.iso queue=nigth")
+        screen.press("Enter")
+        XCTAssertTrue(screen.state.message.contains("no queue named nigth (queues: default, night)"), screen.state.message)
+        XCTAssertNil(screen.manager.task("https://example.com/a.iso"))
+    }
+
     /// A URL's query has '=' in it after its scheme's ':': it stays a URL.
     func testAURLWithAQueryIsAURL() throws {
         let screen = try ScreenFixture([])
