@@ -47,15 +47,6 @@ public final class CurlEngine: TransferEngine {
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
     static var globalInitDone: Void { globalInit }
 
-    /// Starts libcurl's global set-up (OpenSSL reading its configuration) on another thread,
-    /// beside the caller's own start (the session's lock and file); the first engine waits
-    /// for it, as a `static let` is set up once. Only where libcurl says that set-up is
-    /// thread-safe: elsewhere the first engine does it.
-    public static func prepareInBackground() {
-        guard let info = curl_version_info(CURLVERSION_FIRST), info.pointee.features & CURL_VERSION_THREADSAFE != 0 else { return }
-        Thread.detachNewThread { _ = globalInit }
-    }
-
     private static let processSetUp: Void = {
         // Every connection allocates curl's 512 KiB receive buffer and a 256 KiB gather buffer.
         // glibc maps chunks that large afresh and gives freed heap back to the kernel, so each

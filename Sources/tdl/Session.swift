@@ -37,7 +37,6 @@ final class Session {
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
          onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil,
          startingDownloads: Bool = true) throws {
-        if downloading { CurlEngine.prepareInBackground() }
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
