@@ -45,8 +45,8 @@ final class SecondReader: Sendable {
 
     /// Nil when the file is smaller than `smallest` (or cannot be looked at).
     init?(path: String, session: String, ifAtLeast smallest: Int64) {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
-              size.int64Value >= smallest else { return nil }
+        // stat, not FileManager's attributes: those look up the owner's user and group names.
+        guard SQLiteSessionStore.fileSize(path) >= smallest else { return nil }
         DispatchQueue.global(qos: .userInitiated).async { self.run(path: path, session: session) }
     }
 
