@@ -68,6 +68,7 @@ struct AddCommand: ParsableCommand {
                 if part.contains(where: { Metalink.isMetalinkName($0.url) }) {
                     let expanded = metalinks.expand(part)
                     expanded.problems.forEach(warn)
+                    expanded.notes.forEach(warn)
                     sawProblems = sawProblems || !expanded.problems.isEmpty
                     part = expanded.entries
                 }

@@ -132,6 +132,7 @@ struct GetCommand: ParsableCommand {
         entries = metalinks.entries
         problems += metalinks.problems
         for problem in problems { warn(problem) }
+        metalinks.notes.forEach(warn)
         let sums = sumFiles()
         entries = sums.apply(to: entries)
         let session: Session
