@@ -17,31 +17,29 @@ import Testing
         }
     }
 
+    /// The document at `text`, checked to be of `version` with `files` files.
+    static func parse(_ text: String, version: Metalink.Version, files: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Metalink {
+        let metalink = try parse(text)
+        #expect(metalink.version == version, sourceLocation: sourceLocation)
+        #expect(metalink.files.count == files, sourceLocation: sourceLocation)
+        return metalink
+    }
+
     @Test func metalink4GivesNameSizeStrongestHashAndURLsByPriority() throws {
-        let metalink = try Self.parse(Docs.four)
-        #expect(metalink.version == .four)
-        #expect(metalink.files.count == 2)
-        let file = metalink.files[0]
-        #expect(file.name == "example.ext")
-        #expect(file.size == 14_471_447)
-        #expect(file.checksum == Checksum(algorithm: .sha256, hex: Docs.sha256))
+        let metalink = try Self.parse(Docs.four, version: .four, files: 2)
         // Priority 1 first, then 2, 3, then the one without; the file: URL and the torrent are not kept.
-        #expect(file.urls == ["ftp://ftp.example.com/example.ext", "http://example.com/example.ext",
-                              "https://mirror.example.org/dl?f=example.ext&v=1", "http://no-priority.example.net/example.ext"])
+        #expect(metalink.files[0] == Metalink.File(name: "example.ext", size: 14_471_447, checksum: Checksum(algorithm: .sha256, hex: Docs.sha256),
+                                                   urls: ["ftp://ftp.example.com/example.ext", "http://example.com/example.ext",
+                                                          "https://mirror.example.org/dl?f=example.ext&v=1", "http://no-priority.example.net/example.ext"]))
         #expect(metalink.files[1] == Metalink.File(name: "second.iso", size: nil, checksum: nil, urls: ["http://example.com/second.iso"]))
         #expect(metalink.problems.isEmpty)
     }
 
     @Test func metalink3GivesURLsByPreferenceWithoutTorrents() throws {
-        let metalink = try Self.parse(Docs.three)
-        #expect(metalink.version == .three)
-        #expect(metalink.files.count == 1)
-        let file = metalink.files[0]
-        #expect(file.name == "aria2-0.5.2.tar.bz2")
-        #expect(file.size == 409_600)
-        #expect(file.checksum == Checksum(algorithm: .sha1, hex: Docs.sha1))
-        #expect(file.urls == ["http://httpd.mirror.us/aria2-0.5.2.tar.bz2", "ftp://ftp.mirror.jp/aria2-0.5.2.tar.bz2",
-                              "http://httpd.mirror.jp/aria2-0.5.2.tar.bz2"])
+        let metalink = try Self.parse(Docs.three, version: .three, files: 1)
+        #expect(metalink.files[0] == Metalink.File(name: "aria2-0.5.2.tar.bz2", size: 409_600, checksum: Checksum(algorithm: .sha1, hex: Docs.sha1),
+                                                   urls: ["http://httpd.mirror.us/aria2-0.5.2.tar.bz2", "ftp://ftp.mirror.jp/aria2-0.5.2.tar.bz2",
+                                                          "http://httpd.mirror.jp/aria2-0.5.2.tar.bz2"]))
     }
 
     @Test func extremePreferencesAndPrioritiesStillOrder() throws {
