@@ -155,15 +155,25 @@ public struct Metalink: Sendable, Equatable {
     }
 
     /// One download per file: its best URL, the others as mirrors, its name and checksum
-    /// (the document's over `options`': it knows its files; a checksum given is for a file it gives none), and `options`' other fields.
+    /// (the document's over `options`': it knows its files), and `options`' other fields.
+    /// A checksum given is one file's: it stands for a file without one only in a document of
+    /// one file (see `ignoredChecksumNote`).
     public func requests(options: DownloadOptions = DownloadOptions()) -> [DownloadRequest] {
-        files.map { file in
+        let given = files.count == 1 ? options.checksum : nil
+        return files.map { file in
             var own = options
             own.fileName = file.name
-            own.checksum = file.checksum ?? options.checksum
+            own.checksum = file.checksum ?? given
             own.mirrors = file.urls.count > 1 ? Array(file.urls.dropFirst()) : nil
             own.expectedSize = file.size
             return DownloadRequest(url: file.urls[0], options: own)
         }
+    }
+
+    /// What to tell when a checksum given is not used: the document lists several files, and
+    /// which of them it is for is not known.
+    public func ignoredChecksumNote(given: Checksum?) -> String? {
+        guard given != nil, files.count > 1 else { return nil }
+        return "the checksum given is ignored: it is one file's, and the document lists \(files.count) files"
     }
 }

@@ -166,6 +166,9 @@ private struct Reader {
     }
 
     func appendText(_ text: String, to element: inout StrictXML.Element) throws(StrictXML.Failure) {
+        // The indentation between child elements is no text of the parent's: a long
+        // pretty-printed list would otherwise reach the text limit.
+        if !element.children.isEmpty, text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return }
         guard element.text.utf8.count + text.utf8.count <= limits.textBytes else {
             throw fail("text longer than \(limits.textBytes / 1024) KiB")
         }

@@ -39,6 +39,9 @@ public final class Aria2RPC {
     /// answered back by getOption and getGlobalOption, for this run.
     var keptOptions: [String: [String: String]] = [:]
     var keptGlobalOptions: [String: String] = [:]
+    /// What a call did that its answer does not say (a Metalink's file not added), for the
+    /// message log; taken by `RPCServer.takeProblems`.
+    var notes: [String] = []
 
     /// One per run, as aria2's is.
     let sessionID: String

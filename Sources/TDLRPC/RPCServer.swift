@@ -177,12 +177,15 @@ public final class RPCServer {
         return "\(error)"
     }
 
-    /// What went wrong with the listener since the last call (for the loop to tell).
+    /// What went wrong with the listener since the last call, and what calls told (for the
+    /// loop to tell; called on the loop, as the calls are).
     public func takeProblems() -> [String] {
-        problems.withLock { taken in
+        let notes = rpc.notes
+        rpc.notes = []
+        return problems.withLock { taken in
             defer { taken = [] }
             return taken
-        }
+        } + notes
     }
 
     /// What the loop waits on for this server.

@@ -7,11 +7,18 @@ enum AddLine {
     /// The downloads, or the one-line message of the first mistake (the input file's words).
     static func requests(_ words: [String], absolute: (String) -> String = LocalPath.absolute) -> Result<[DownloadRequest], Mistake> {
         var requests: [DownloadRequest] = []
+        var afterOption = false
         for word in words {
             guard let (key, value) = option(in: word) else {
+                // A value typed with a space in it (`out=My File.iso`): its rest is no URL.
+                if afterOption && !word.contains("://") && !Metalink.isMetalinkName(word) {
+                    return .failure(Mistake(text: "\(word) is not a URL; a value cannot hold spaces at the prompt: nothing added"))
+                }
+                afterOption = false
                 requests.append(DownloadRequest(url: word))
                 continue
             }
+            afterOption = true
             guard !requests.isEmpty else { return .failure(Mistake(text: "\(key)=\(value) has no URL before it: nothing added")) }
             do {
                 try DownloadOption.read(key, value, into: &requests[requests.count - 1].options, absolute: absolute)

@@ -64,14 +64,17 @@ struct AddCommand: ParsableCommand {
             // to the session); its problems are said as a line's are.
             let metalinks = MetalinkInput(settings: EngineSettings())
             // In place: a second array of a million requests would cost as much as the first.
+            // Filled first: a Metalink's files are weighed with the command's headers and
+            // checksum as with an entry's own (see `Metalink.keepingUserData`).
             func fill(_ part: inout [DownloadRequest]) {
+                for i in part.indices { part[i].options = part[i].options.filling(from: given) }
                 if part.contains(where: { Metalink.isMetalinkName($0.url) }) {
                     let expanded = metalinks.expand(part)
                     expanded.problems.forEach(warn)
+                    expanded.notes.forEach(warn)
                     sawProblems = sawProblems || !expanded.problems.isEmpty
                     part = expanded.entries
                 }
-                for i in part.indices { part[i].options = part[i].options.filling(from: given) }
             }
             // A file longer than a part goes in parts, but where the whole session is loaded
             // (`TDL_WHOLE_SESSION=1`, see `SessionRoute.tasksAlone`): once, not once a part.

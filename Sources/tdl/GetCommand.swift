@@ -128,10 +128,15 @@ struct GetCommand: ParsableCommand {
         } catch {
             fail(with: error)
         }
+        // The command's headers, Referer and cookie file go with each entry before a Metalink's
+        // files are weighed (see `Metalink.keepingUserData`); the fill after that leaves them out.
+        let userData = Self.userData(of: request.downloadOptions)
+        for i in entries.indices { entries[i].options = entries[i].options.filling(from: userData) }
         let metalinks = MetalinkInput(settings: transfer.engineSettings).expand(entries)
         entries = metalinks.entries
         problems += metalinks.problems
         for problem in problems { warn(problem) }
+        metalinks.notes.forEach(warn)
         let sums = sumFiles()
         entries = sums.apply(to: entries)
         let session: Session
@@ -142,7 +147,7 @@ struct GetCommand: ParsableCommand {
                                   resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
-            handOver(requests(entries), notApplying: givenHere)
+            handOver(requests(entries, userData: false), notApplying: givenHere)
         } catch {
             fail(with: error)
         }
@@ -162,7 +167,7 @@ struct GetCommand: ParsableCommand {
         // session's own settings, and the next tdl is not capped by surprise.
         manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,
                                        globalRateLimit: limitRate.map { RateText.value($0).flatMap { $0 > 0 ? $0 : nil } }))
-        getRun.run(requests(entries), quiet: quiet)
+        getRun.run(requests(entries, userData: false), quiet: quiet)
     }
 }
 
@@ -234,13 +239,25 @@ extension GetCommand {
 
     /// The downloads asked for: each entry's own options (from `-o` or its input-file lines),
     /// and this command's where it gives none. `-d` is also the session's folder from now on.
-    func requests(_ entries: [DownloadRequest]) -> [DownloadRequest] {
+    /// `entries` with the command's options where theirs are unset; `userData: false` leaves
+    /// out the headers, Referer and cookie file, already given (see `run`).
+    func requests(_ entries: [DownloadRequest], userData: Bool = true) -> [DownloadRequest] {
         var given = request.downloadOptions
+        if !userData {
+            given.headers = nil
+            given.referer = nil
+            given.cookieFile = nil
+        }
         given.directory = folder.dir.map(Paths.absolute)
         // Checked by `validate` with the same reading.
         try? RequestOptions.read(.checksum, checksum, as: "--checksum", into: &given)
         try? RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &given)
         return entries.map { DownloadRequest(url: $0.url, options: $0.options.filling(from: given)) }
+    }
+
+    /// What of `options` goes only to the host it was given for.
+    static func userData(of options: DownloadOptions) -> DownloadOptions {
+        DownloadOptions(headers: options.headers, referer: options.referer, cookieFile: options.cookieFile)
     }
 
     /// Another tdl runs the session: it downloads, this one waits and exits as if it had.

@@ -14,12 +14,14 @@ struct MetalinkInput {
     static let maxFileBytes = 4 << 20
 
     /// `entries` with each Metalink one replaced by its files' downloads; a document that
-    /// cannot be read or used is a problem, and its entry is left out.
-    func expand(_ entries: [DownloadRequest]) -> (entries: [DownloadRequest], problems: [String]) {
+    /// cannot be read or used is a problem, and its entry is left out. A note tells of an
+    /// option given that its files do not get (a checksum, the user's headers).
+    func expand(_ entries: [DownloadRequest]) -> (entries: [DownloadRequest], problems: [String], notes: [String]) {
         // Nearly every list names no Metalink: it is given back as it is.
-        guard entries.contains(where: { Metalink.isMetalinkName($0.url) }) else { return (entries, []) }
+        guard entries.contains(where: { Metalink.isMetalinkName($0.url) }) else { return (entries, [], []) }
         var expanded: [DownloadRequest] = []
         var problems: [String] = []
+        var notes: [String] = []
         for entry in entries {
             guard Metalink.isMetalinkName(entry.url) else {
                 expanded.append(entry)
@@ -30,12 +32,16 @@ struct MetalinkInput {
                 problems += metalink.problems.map { "\(ScreenSafe.url(entry.url)): \($0)" }
                 var options = entry.options
                 options.mirrors = nil
-                expanded += metalink.requests(options: options)
+                let shown = ScreenSafe.url(entry.url)
+                if let note = metalink.ignoredChecksumNote(given: options.checksum) { notes.append("\(shown): \(note)") }
+                let requests = Metalink.keepingUserData(metalink.requests(options: options), documentAt: entry.url)
+                if let note = requests.note { notes.append("\(shown): \(note)") }
+                expanded += requests.requests
             } catch {
                 problems.append("\(ScreenSafe.url(entry.url)): \(error)")
             }
         }
-        return (expanded, problems)
+        return (expanded, problems, notes)
     }
 
     /// The document at `location`: a path (or file: URL) is read, a network URL fetched.

@@ -72,7 +72,7 @@ struct UICommand: ParsableCommand {
         let metalinks = MetalinkInput(settings: transfer.engineSettings)
         options.expandURLs = { requests in
             let expanded = metalinks.expand(requests)
-            return (expanded.entries, expanded.problems)
+            return (expanded.entries, expanded.problems + expanded.notes)
         }
         var messages: [String] = []
         if let notice = session.notice { messages.append(notice) }

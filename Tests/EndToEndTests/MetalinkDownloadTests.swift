@@ -144,4 +144,33 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: work.file("mine/a.bin")), try Processes.sha256(ofFile: site.file("a.bin")))
         XCTAssertEqual(try Processes.sha256(ofFile: work.file("mine/b.bin")), try Processes.sha256(ofFile: site.file("b.bin")))
     }
+
+    /// A Metalink's URLs are the document's choice: the user's Authorization given for the
+    /// document goes to none of the files on another host, nor to any a file on disk lists.
+    func testTheUsersHeadersGoOnlyToTheDocumentsOwnHost() throws {
+        let sha = try server.sha256(name: "far.bin", size: Self.size, seed: 7)
+        let site = TemporaryDirectory("tdl-metalink-site")
+        let nginx = try LoopbackNginx(root: site.path)
+        try Self.document(name: "far.bin", sha256: sha, urls: [fileURL("far.bin", seed: 7)])
+            .write(toFile: site.file("far.meta4"), atomically: true, encoding: .utf8)
+        let local = try write(Self.document(name: "near.bin", sha256: nil, urls: [fileURL("near.bin", seed: 7)]), "near.meta4")
+        let header = "\n  header=Authorization: Bearer s3cret\n  header=X-Api-Key: k3y\n"
+        let input = try write(nginx.url("far.meta4") + header + local + header, "input.txt")
+        let result = try get(["-i", input])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/far.bin"), sha)
+        for path in ["/file/far.bin", "/file/near.bin"] {
+            XCTAssertGreaterThan(try server.requests(to: path).total, 0, path)
+            XCTAssertEqual(try server.requests(to: path, carrying: "Authorization"), 0, path)
+            XCTAssertEqual(try server.requests(to: path, carrying: "X-Api-Key"), 0, path)
+        }
+        XCTAssertTrue(result.stderr.contains("not sent for far.bin: it is downloaded from another host than the document's"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("not sent for near.bin: a document read from disk chose its hosts"), result.stderr)
+        // The command's own -H is weighed the same way.
+        let byFlag = try write(Self.document(name: "flag.bin", sha256: nil, urls: [fileURL("flag.bin", seed: 7)]), "flag.meta4")
+        let flagged = try get(["-H", "Authorization: Bearer s3cret", byFlag])
+        XCTAssertEqual(flagged.status, 0, flagged.stderr)
+        XCTAssertGreaterThan(try server.requests(to: "/file/flag.bin").total, 0)
+        XCTAssertEqual(try server.requests(to: "/file/flag.bin", carrying: "Authorization"), 0)
+    }
 }

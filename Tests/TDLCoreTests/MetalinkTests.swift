@@ -17,31 +17,29 @@ import Testing
         }
     }
 
+    /// The document at `text`, checked to be of `version` with `files` files.
+    static func parse(_ text: String, version: Metalink.Version, files: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Metalink {
+        let metalink = try parse(text)
+        #expect(metalink.version == version, sourceLocation: sourceLocation)
+        #expect(metalink.files.count == files, sourceLocation: sourceLocation)
+        return metalink
+    }
+
     @Test func metalink4GivesNameSizeStrongestHashAndURLsByPriority() throws {
-        let metalink = try Self.parse(Docs.four)
-        #expect(metalink.version == .four)
-        #expect(metalink.files.count == 2)
-        let file = metalink.files[0]
-        #expect(file.name == "example.ext")
-        #expect(file.size == 14_471_447)
-        #expect(file.checksum == Checksum(algorithm: .sha256, hex: Docs.sha256))
+        let metalink = try Self.parse(Docs.four, version: .four, files: 2)
         // Priority 1 first, then 2, 3, then the one without; the file: URL and the torrent are not kept.
-        #expect(file.urls == ["ftp://ftp.example.com/example.ext", "http://example.com/example.ext",
-                              "https://mirror.example.org/dl?f=example.ext&v=1", "http://no-priority.example.net/example.ext"])
+        #expect(metalink.files[0] == Metalink.File(name: "example.ext", size: 14_471_447, checksum: Checksum(algorithm: .sha256, hex: Docs.sha256),
+                                                   urls: ["ftp://ftp.example.com/example.ext", "http://example.com/example.ext",
+                                                          "https://mirror.example.org/dl?f=example.ext&v=1", "http://no-priority.example.net/example.ext"]))
         #expect(metalink.files[1] == Metalink.File(name: "second.iso", size: nil, checksum: nil, urls: ["http://example.com/second.iso"]))
         #expect(metalink.problems.isEmpty)
     }
 
     @Test func metalink3GivesURLsByPreferenceWithoutTorrents() throws {
-        let metalink = try Self.parse(Docs.three)
-        #expect(metalink.version == .three)
-        #expect(metalink.files.count == 1)
-        let file = metalink.files[0]
-        #expect(file.name == "aria2-0.5.2.tar.bz2")
-        #expect(file.size == 409_600)
-        #expect(file.checksum == Checksum(algorithm: .sha1, hex: Docs.sha1))
-        #expect(file.urls == ["http://httpd.mirror.us/aria2-0.5.2.tar.bz2", "ftp://ftp.mirror.jp/aria2-0.5.2.tar.bz2",
-                              "http://httpd.mirror.jp/aria2-0.5.2.tar.bz2"])
+        let metalink = try Self.parse(Docs.three, version: .three, files: 1)
+        #expect(metalink.files[0] == Metalink.File(name: "aria2-0.5.2.tar.bz2", size: 409_600, checksum: Checksum(algorithm: .sha1, hex: Docs.sha1),
+                                                   urls: ["http://httpd.mirror.us/aria2-0.5.2.tar.bz2", "ftp://ftp.mirror.jp/aria2-0.5.2.tar.bz2",
+                                                          "http://httpd.mirror.jp/aria2-0.5.2.tar.bz2"]))
     }
 
     @Test func extremePreferencesAndPrioritiesStillOrder() throws {
@@ -70,6 +68,67 @@ import Testing
         #expect(requests[0].options.connections == 4)
         #expect(requests[1].options.mirrors == nil)
         #expect(requests[1].options.expectedSize == nil)
+    }
+
+    /// A checksum given is one file's: in a document of several files, a file without a hash
+    /// does not get it (it would fail for sure); in a document of one file it is that file's.
+    @Test func aChecksumGivenIsForADocumentOfOneFileOnly() throws {
+        let given = Checksum(algorithm: .sha256, hex: String(repeating: "ab", count: 32))
+        let two = try Self.parse(Docs.four)
+        let requests = two.requests(options: DownloadOptions(checksum: given))
+        #expect(requests[0].options.checksum?.hex == Docs.sha256, "the document's own hash holds")
+        #expect(requests[1].options.checksum == nil)
+        #expect(two.ignoredChecksumNote(given: given)?.contains("ignored") == true)
+        #expect(two.ignoredChecksumNote(given: nil) == nil)
+        let one = try Self.parse("""
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a"><url>http://h/a</url></file></metalink>
+            """)
+        #expect(one.requests(options: DownloadOptions(checksum: given))[0].options.checksum == given)
+        #expect(one.ignoredChecksumNote(given: given) == nil)
+    }
+
+    /// The indentation between thousands of files is no text of `<files>`: a pretty-printed
+    /// document under `maxFiles` is read, however deep its indentation.
+    @Test func indentationBetweenManyFilesIsNotCountedAsText() throws {
+        let indent = "\r\n" + String(repeating: " ", count: 8)
+        let count = 7_300
+        var text = "<metalink version=\"3.0\" xmlns=\"http://www.metalinker.org/\">\(indent)<files>"
+        for i in 0..<count {
+            text += "\(indent)<file name=\"f\(i)\">\(indent)<resources><url type=\"http\">http://h/f\(i)</url></resources>\(indent)</file>"
+        }
+        text += "\(indent)</files>\(indent)</metalink>"
+        #expect(indent.utf8.count * count > 64 * 1024, "sanity: the indentation alone is over the text limit")
+        let metalink = try Self.parse(text)
+        #expect(metalink.files.count == count)
+        #expect(metalink.files.last?.urls == ["http://h/f\(count - 1)"])
+        // Text that is not whitespace still counts.
+        let long = "<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\"><file name=\"a\"><url>http://h/a</url></file>"
+            + String(repeating: "x", count: 64 * 1024 + 1) + "</metalink>"
+        #expect(Self.failure(long)?.contains("KiB") == true)
+    }
+
+    /// The user's headers, Referer and cookie file go with a file only when all its URLs are
+    /// on the document's origin (scheme, host, port); a document on disk chose every host.
+    @Test func theUsersDataStaysWithTheDocumentsOwnOrigin() throws {
+        let metalink = try Self.parse("""
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+              <file name="same"><url>http://docs.example:8080/same</url></file>
+              <file name="port"><url>http://docs.example:8080/a</url><url>http://docs.example:9090/a</url></file>
+              <file name="host"><url>http://other.example:8080/b</url></file>
+            </metalink>
+            """)
+        let options = DownloadOptions(headers: ["Authorization: Bearer x"], userAgent: "agent", referer: "http://r/", cookieFile: "/c.txt")
+        let requests = metalink.requests(options: options)
+        let remote = Metalink.keepingUserData(requests, documentAt: "http://DOCS.example:8080/list.meta4")
+        #expect(remote.requests[0].options == requests[0].options)
+        for dropped in remote.requests.dropFirst() {
+            #expect(dropped.options.headers == nil && dropped.options.referer == nil && dropped.options.cookieFile == nil)
+            #expect(dropped.options.userAgent == "agent")
+        }
+        #expect(remote.note?.contains("port and 1 other file") == true)
+        let local = Metalink.keepingUserData(requests, documentAt: "/home/u/list.meta4")
+        #expect(local.requests.allSatisfy { $0.options.headers == nil })
+        #expect(Metalink.keepingUserData(metalink.requests(), documentAt: "/home/u/list.meta4").note == nil)
     }
 
     @Test func aPrefixedNamespaceReadsTheSame() throws {

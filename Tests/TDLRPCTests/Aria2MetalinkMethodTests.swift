@@ -76,4 +76,62 @@ final class Aria2MetalinkMethodTests: XCTestCase {
         let waiting = f.result("aria2.tellWaiting", [0, 10, ["gid"]]).array?.compactMap { $0["gid"]?.string }
         XCTAssertEqual(Array(waiting?.prefix(2) ?? []), gids, "first is active: \(first)")
     }
+
+    /// A position is the caller's number: one near Int.max plus a file's index is clamped, not
+    /// an overflow that ends tdl.
+    func testAHugePositionIsClampedForEveryFile() {
+        let f = RPCFixture()
+        f.manager.maxDownloadCount = 1
+        _ = f.add("http://127.0.0.9:1/first")
+        _ = f.add("http://127.0.0.9:1/second")
+        let gids = f.result("aria2.addMetalink", [Self.document(), [:], "9223372036854775807"]).array?.compactMap(\.string) ?? []
+        XCTAssertEqual(gids.count, 2)
+        let waiting = f.result("aria2.tellWaiting", [0, 10, ["gid"]]).array?.compactMap { $0["gid"]?.string } ?? []
+        XCTAssertEqual(Array(waiting.suffix(2)), gids, "both at the end, in order")
+        XCTAssertEqual(f.result("aria2.getVersion")["version"]?.string?.isEmpty, false)
+    }
+
+    /// As aria2: a file refused does not undo those added; their GIDs come back and the
+    /// refused one is told. Only when none is added is the call an error.
+    func testAFileRefusedIsToldAndTheOthersAreAdded() throws {
+        let f = RPCFixture()
+        // A .zip goes to tdl's own folder, where no download may go: that file is refused.
+        let home = f.folder + "/home"
+        f.manager.reservedFolder = ReservedFolder(home)
+        f.manager.categories = Categories([.init(name: "Archives", extensions: ["zip"], directory: home)])
+        let added = f.result("aria2.addMetalink", [Self.text(firstName: "c.iso", secondName: "d.zip")]).array?.compactMap(\.string)
+        XCTAssertEqual(added, [Aria2Terms.gid(of: "http://127.0.0.1:1/c.iso")])
+        XCTAssertNotNil(f.manager.task("http://127.0.0.1:1/c.iso"))
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/d.zip"))
+        XCTAssertTrue(f.rpc.notes.contains { $0.contains("d.zip") && $0.contains("tdl's own") }, "\(f.rpc.notes)")
+        XCTAssertEqual(f.errorCode("aria2.addMetalink", [Self.text(firstName: "e.zip", secondName: "f.zip")]), 1)
+        XCTAssertEqual(f.manager.taskCount, 1)
+    }
+
+    /// A checksum given is one file's: with two files in the document neither gets it.
+    func testAChecksumGivenIsOnlyForADocumentOfOneFile() {
+        let f = RPCFixture()
+        let given = "sha-256=" + String(repeating: "ab", count: 32)
+        _ = f.result("aria2.addMetalink", [Self.text(firstName: "c.iso", secondName: "d.iso"), ["checksum": .string(given)]])
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/c.iso")?.options.checksum)
+        XCTAssertNil(f.manager.task("http://127.0.0.1:1/d.iso")?.options.checksum)
+        XCTAssertTrue(f.rpc.notes.contains { $0.contains("checksum given is ignored") }, "\(f.rpc.notes)")
+        let one = """
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="g.iso"><url>http://127.0.0.1:1/g.iso</url></file></metalink>
+            """
+        _ = f.result("aria2.addMetalink", [.string(Data(one.utf8).base64EncodedString()), ["checksum": .string(given)]])
+        XCTAssertEqual(f.manager.task("http://127.0.0.1:1/g.iso")?.options.checksum, Checksum(given))
+    }
+
+    /// Two files without hashes, each at http://127.0.0.1:1/ under its name's last part.
+    static func text(firstName: String, secondName: String) -> JSON {
+        func url(_ name: String) -> String { "http://127.0.0.1:1/" + (name.split(separator: "/").last.map(String.init) ?? name) }
+        let text = """
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+              <file name="\(firstName)"><url>\(url(firstName))</url></file>
+              <file name="\(secondName)"><url>\(url(secondName))</url></file>
+            </metalink>
+            """
+        return .string(Data(text.utf8).base64EncodedString())
+    }
 }

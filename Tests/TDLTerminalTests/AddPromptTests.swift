@@ -65,4 +65,19 @@ final class AddPromptTests: XCTestCase {
         XCTAssertEqual(screen.press("Enter"), .listEdited)
         XCTAssertEqual(screen.state.message, "added 2 downloads")
     }
+
+    /// A value typed with a space: the word after it is no URL, so the line is a mistake and
+    /// nothing is added (not a download named "My" and a refused "File.iso").
+    func testAWordAfterAnOptionThatIsNoURLIsAMistake() throws {
+        let screen = try ScreenFixture([])
+        screen.press("a")
+        screen.type("https://example.com/a.iso out=My File.iso")
+        XCTAssertEqual(screen.press("Enter"), .redraw)
+        XCTAssertEqual(screen.state.message, "File.iso is not a URL; a value cannot hold spaces at the prompt: nothing added")
+        XCTAssertTrue(screen.state.messageIsError)
+        XCTAssertEqual(screen.manager.taskCount, 0)
+        // A URL or a Metalink file after an option is the next download.
+        XCTAssertEqual(try AddLine.requests(["https://example.com/a.iso", "out=a", "https://example.com/b.iso", "split=2", "list.meta4"]).get().map(\.url),
+                       ["https://example.com/a.iso", "https://example.com/b.iso", "list.meta4"])
+    }
 }
