@@ -223,17 +223,6 @@ public final class Aria2RPC {
 
     // MARK: - Tasks by GID
 
-    /// The task a GID parameter names.
-    func task(_ p: Params, at index: Int = 0) throws -> (gid: String, url: String) {
-        guard let gid = p.string(index) else { throw p.wrong(index) }
-        // Tasks added earlier in this call (a multicall's addUri) are looked up too.
-        publisher.fillIfNeeded()
-        publisher.publishChanges()
-        let number = try statusBoard.expand(gid: gid)
-        if let url = statusBoard.url(gid: number), manager.task(url) != nil { return (Aria2Terms.gidText(number), url) }
-        throw RPCFault(1, "GID \(gid) is not found")
-    }
-
     func tasks() -> [DownloadTask] { manager.allTasksSet.compactMap(manager.task) }
 
     func status(_ url: String) throws -> Aria2Terms.Status {

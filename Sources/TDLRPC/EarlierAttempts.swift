@@ -59,12 +59,11 @@ extension Aria2RPC {
         _ = currentPartition()
     }
 
-    /// The earlier attempt the GID at `index` names (16 hex digits), nil when it names none.
+    /// The earlier attempt the GID at `index` names (16 hex digits or a unique prefix), nil
+    /// when it names none (the method's own lookup then gives aria2's error).
     func earlierAttempt(_ p: Params, at index: Int = 0) -> EarlierAttempt? {
-        guard let gid = p.string(index).flatMap(Aria2Terms.gidNumber) else { return nil }
+        guard let gid = p.string(index).flatMap({ try? expandGID($0) }) else { return nil }
         // A current GID (almost every call) is known from the board, without the queues.
-        publisher.fillIfNeeded()
-        publisher.publishChanges()
         guard statusBoard.url(gid: gid) == nil,
               let url = currentPartition().earlierURLs[gid], let task = manager.task(url) else { return nil }
         return Self.earlierAttempts(of: task).first { $0.gid == gid }

@@ -117,19 +117,12 @@ final class StatusBoard: Sendable {
 
     var currentTotals: Totals { state.withLock { $0.totals } }
 
-    /// The GID a parameter names, as aria2 reads one: 16 hex digits, or a prefix of them that
-    /// only one task's GID has. Throws aria2's error for an invalid, unknown or ambiguous one.
-    func expand(gid text: String) throws -> UInt64 {
-        guard (1...16).contains(text.utf8.count), let prefix = UInt64(text, radix: 16), !text.hasPrefix("+"),
-              !text.hasPrefix("-") else { throw RPCFault(1, "Invalid GID \(text)") }
-        if text.utf8.count == 16 { return prefix }
-        let shift = UInt64(64 - 4 * text.utf8.count)
-        let matches = state.withLock { s in
-            Array(s.tasks.byGID.keys.lazy.filter { $0 >> shift == prefix }.prefix(2))
+    /// Up to `limit` current GIDs whose first `digits` hex digits write `prefix`.
+    func gids(withPrefix prefix: UInt64, digits: Int, limit: Int = 2) -> [UInt64] {
+        let shift = UInt64(64 - 4 * digits)
+        return state.withLock { s in
+            Array(s.tasks.byGID.keys.lazy.filter { $0 >> shift == prefix }.prefix(limit))
         }
-        guard let first = matches.first else { throw RPCFault(1, "GID \(text) is not found") }
-        guard matches.count == 1 else { throw RPCFault(1, "GID \(text) is not unique") }
-        return first
     }
 
     /// The URL of the task with this GID.

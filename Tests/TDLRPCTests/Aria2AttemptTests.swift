@@ -69,6 +69,42 @@ final class Aria2AttemptTests: XCTestCase {
         XCTAssertEqual(Aria2RPC.earlierAttempts(of: task).map { Aria2Terms.gidText($0.gid) }, [old])
     }
 
+    /// An earlier attempt's GID is found by a prefix only it has, as a current one is (aria2
+    /// expands a prefix over every download and result it keeps); a prefix it shares with a
+    /// current GID is aria2's "not unique".
+    func testAnEarlierAttemptsGIDIsFoundByAUniquePrefix() {
+        let f = RPCFixture()
+        let url = "http://127.0.0.1:1/prefixed.bin"
+        let old1 = f.add(url), old2 = f.add(url), current = f.add(url)
+        let all = [old1, old2, current]
+        func shortest(_ gid: String, among gids: [String]) -> String {
+            (1...16).map { String(gid.prefix($0)) }.first { p in gids.filter { $0.hasPrefix(p) }.count == 1 }!
+        }
+        for gid in all {
+            let short = shortest(gid, among: all)
+            XCTAssertEqual(f.result("aria2.tellStatus", [.string(short), ["gid", "status"]]),
+                           ["gid": .string(gid), "status": gid == current ? "active" : "removed"], short)
+            XCTAssertEqual(f.result("aria2.getFiles", [.string(short)]).array?.count, 1, short)
+            XCTAssertEqual(f.result("aria2.getUris", [.string(short)]).array?.first?["uri"]?.string, url, short)
+            XCTAssertEqual(f.result("aria2.getOption", [.string(short)])["dir"]?.string, f.folder, short)
+        }
+        let short1 = shortest(old1, among: all)
+        XCTAssertEqual(f.errorMessage("aria2.remove", [.string(short1)]), "Active Download not found for GID#\(old1)")
+        XCTAssertEqual(f.result("aria2.removeDownloadResult", [.string(short1)]), "OK")
+        XCTAssertEqual(f.errorMessage("aria2.tellStatus", [.string(old1)]), "GID \(old1) is not found")
+
+        // Another download whose GID opens with old2's first three digits.
+        let shared = String(old2.prefix(3))
+        let other = (0...).lazy.map { "http://127.0.0.1:1/other-\($0)" }.first { Aria2Terms.gid(of: $0).hasPrefix(shared) }!
+        XCTAssertEqual(f.add(other), Aria2Terms.gid(of: other))
+        for method in ["aria2.tellStatus", "aria2.getFiles", "aria2.removeDownloadResult", "aria2.getOption"] {
+            XCTAssertEqual(f.errorMessage(method, [.string(shared)]), "GID \(shared) is not unique", method)
+        }
+        let short2 = shortest(old2, among: [old2, current, Aria2Terms.gid(of: other)])
+        XCTAssertEqual(f.result("aria2.tellStatus", [.string(short2), ["gid"]])["gid"]?.string, old2)
+        XCTAssertEqual(f.errorMessage("aria2.tellStatus", ["0123456789abcdeg"]), "Invalid GID 0123456789abcdeg")
+    }
+
     /// An addUri with a checksum fails at the first mismatch, as aria2 (error 32); the
     /// command line keeps its own retries.
     func testAChecksumGivenOverRPCIsNeverDownloadedAgain() {
