@@ -141,8 +141,12 @@ struct PromptKeys {
             switch AddLine.requests(words) {
             case .success(let requests):
                 if let expandURLs, requests.contains(where: { Metalink.isMetalinkName($0.url) }) {
-                    let expanded = expandURLs(requests)
-                    report(manager.add(expanded.requests), problems: expanded.problems)
+                    // Read (fetched) away from the loop: keys are answered meanwhile, and the
+                    // line's downloads are added when the documents are in.
+                    state.say(Self.reading(requests.map(\.url).filter(Metalink.isMetalinkName)))
+                    let keys = self
+                    expandURLs(requests) { expanded, problems in keys.report(keys.manager.add(expanded), problems: problems) }
+                    return .redraw
                 } else {
                     report(manager.add(requests))
                 }
@@ -203,6 +207,13 @@ struct PromptKeys {
             return moveToQueue(urls, text)
         }
         return .listEdited
+    }
+
+    /// The message line while typed documents are read.
+    static func reading(_ documents: [String]) -> String {
+        guard documents.count == 1, let document = documents.first else { return "reading \(documents.count) Metalink documents…" }
+        let shown = ScreenText.fit(ScreenText.clean(URLCheck.withoutPassword(document)), 60)
+        return (document.contains("://") && !document.lowercased().hasPrefix("file:") ? "fetching " : "reading ") + shown + "…"
     }
 
     /// What an add did, on the message line; `problems` (a Metalink that could not be read) first.

@@ -9,8 +9,11 @@ import Glibc
 /// applied here in one place; the screen is drawn only when something changed (at most ten
 /// frames a second), and the terminal is restored on every way out.
 public final class TerminalApp {
-    /// Typed URLs as the downloads they stand for, and what could not be read.
-    public typealias URLExpander = ([DownloadRequest]) -> (requests: [DownloadRequest], problems: [String])
+    /// Reads what typed URLs stand for (a Metalink document: its files) away from the loop, as
+    /// a fetch may take its whole timeout: returns at once, and calls `done` later, on the
+    /// loop, with the downloads and what could not be read.
+    public typealias URLExpander = (_ requests: [DownloadRequest],
+                                    _ done: @escaping (_ requests: [DownloadRequest], _ problems: [String]) -> Void) -> Void
 
     public struct Options {
         /// One turn of the owner's loop: waits at most `timeoutMs` on the transfers, the
@@ -29,7 +32,8 @@ public final class TerminalApp {
         public var colors = true
         /// Shown once on the message line at start ("restored 2 interrupted downloads").
         public var startMessage: String?
-        /// Reads a typed `.metalink`/`.meta4` (the screen fetches nothing itself).
+        /// Reads a typed `.metalink`/`.meta4` (the screen fetches nothing itself); its `done`
+        /// comes from one of the owner's turns.
         public var expandURLs: URLExpander?
 
         public init(turn: @escaping (_ timeoutMs: Int, _ watching: [WatchedFD]) -> (ready: Set<Int32>, notes: [String]),
@@ -56,6 +60,8 @@ public final class TerminalApp {
     var script: ScriptRunner?
     /// Text between the terminal's paste brackets, gathered until the closing one (it may come a turn later).
     var pasting: String?
+    /// Typed documents being read (`expandURLs`): a script's `:wait-idle` waits for them.
+    var expansionsPending = 0
 
     public init(manager: DownloadManager, options: Options) {
         self.manager = manager
@@ -146,7 +152,20 @@ public final class TerminalApp {
         keyHandled = true
         state.pageHeight = drawer.listHeight
         state.pageWidth = curses.columns
-        apply(KeyHandler(manager: manager, state: state, expandURLs: options.expandURLs).handle(key))
+        apply(KeyHandler(manager: manager, state: state, expandURLs: expander).handle(key))
+    }
+
+    /// The owner's `expandURLs`, counted while it reads; the list is read again when it is done.
+    var expander: URLExpander? {
+        guard let expand = options.expandURLs else { return nil }
+        return { [weak self] requests, done in
+            self?.expansionsPending += 1
+            expand(requests) { expanded, problems in
+                self?.expansionsPending -= 1
+                done(expanded, problems)
+                self?.apply(.listEdited)
+            }
+        }
     }
 
     /// Does what a key or an event asked for.
@@ -183,7 +202,7 @@ public final class TerminalApp {
     // MARK: - Scripts
 
     func runScript(_ script: ScriptRunner) {
-        guard let command = script.next(isBusy: manager.isBusy) else {
+        guard let command = script.next(isBusy: manager.isBusy || expansionsPending > 0) else {
             if script.finished { quitting = true }
             return
         }

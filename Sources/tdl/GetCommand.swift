@@ -132,7 +132,22 @@ struct GetCommand: ParsableCommand {
         // files are weighed (see `Metalink.keepingUserData`); the fill after that leaves them out.
         let userData = Self.userData(of: request.downloadOptions)
         for i in entries.indices { entries[i].options = entries[i].options.filling(from: userData) }
+        // --checksum goes with a Metalink entry that has none of its own before its files are
+        // made: it names one file, so a document of several is refused below.
+        var checksummed = Set<String>()
+        var typed = DownloadOptions()
+        try? RequestOptions.read(.checksum, checksum, as: "--checksum", into: &typed)
+        if let given = typed.checksum {
+            for i in entries.indices where Metalink.isMetalinkName(entries[i].url) && entries[i].options.checksum == nil {
+                entries[i].options.checksum = given
+                checksummed.insert(entries[i].url)
+            }
+        }
         let metalinks = MetalinkInput(settings: transfer.engineSettings).expand(entries)
+        if let refused = metalinks.checksumsUnused.first(where: { checksummed.contains($0.document) }) {
+            fail(with: CLIError.badArgument("--checksum names one file, but \(ScreenSafe.url(refused.document)) lists \(refused.files) files: "
+                + "leave --checksum out (the document's own hashes are checked)"))
+        }
         entries = metalinks.entries
         problems += metalinks.problems
         for problem in problems { warn(problem) }

@@ -13,35 +13,46 @@ struct MetalinkInput {
     /// The largest document read from disk (one fetched is capped at 1 MiB by `TextFetch`).
     static let maxFileBytes = 4 << 20
 
+    /// What `expand` made of a list.
+    struct Expanded {
+        var entries: [DownloadRequest] = []
+        var problems: [String] = []
+        var notes: [String] = []
+        /// The documents (as their entries named them) whose several files left a checksum
+        /// given with them unused, each with its count of files.
+        var checksumsUnused: [(document: String, files: Int)] = []
+    }
+
     /// `entries` with each Metalink one replaced by its files' downloads; a document that
     /// cannot be read or used is a problem, and its entry is left out. A note tells of an
     /// option given that its files do not get (a checksum, the user's headers).
-    func expand(_ entries: [DownloadRequest]) -> (entries: [DownloadRequest], problems: [String], notes: [String]) {
+    func expand(_ entries: [DownloadRequest]) -> Expanded {
         // Nearly every list names no Metalink: it is given back as it is.
-        guard entries.contains(where: { Metalink.isMetalinkName($0.url) }) else { return (entries, [], []) }
-        var expanded: [DownloadRequest] = []
-        var problems: [String] = []
-        var notes: [String] = []
+        guard entries.contains(where: { Metalink.isMetalinkName($0.url) }) else { return Expanded(entries: entries) }
+        var result = Expanded()
         for entry in entries {
             guard Metalink.isMetalinkName(entry.url) else {
-                expanded.append(entry)
+                result.entries.append(entry)
                 continue
             }
             do {
                 let metalink = try read(entry.url, userAgent: entry.options.userAgent, cookieFile: entry.options.cookieFile)
-                problems += metalink.problems.map { "\(ScreenSafe.url(entry.url)): \($0)" }
+                result.problems += metalink.problems.map { "\(ScreenSafe.url(entry.url)): \($0)" }
                 var options = entry.options
                 options.mirrors = nil
                 let shown = ScreenSafe.url(entry.url)
-                if let note = metalink.ignoredChecksumNote(given: options.checksum) { notes.append("\(shown): \(note)") }
+                if let note = metalink.ignoredChecksumNote(given: options.checksum) {
+                    result.notes.append("\(shown): \(note)")
+                    result.checksumsUnused.append((entry.url, metalink.files.count))
+                }
                 let requests = Metalink.keepingUserData(metalink.requests(options: options), documentAt: entry.url)
-                if let note = requests.note { notes.append("\(shown): \(note)") }
-                expanded += requests.requests
+                if let note = requests.note { result.notes.append("\(shown): \(note)") }
+                result.entries += requests.requests
             } catch {
-                problems.append("\(ScreenSafe.url(entry.url)): \(error)")
+                result.problems.append("\(ScreenSafe.url(entry.url)): \(error)")
             }
         }
-        return (expanded, problems, notes)
+        return result
     }
 
     /// The document at `location`: a path (or file: URL) is read, a network URL fetched.

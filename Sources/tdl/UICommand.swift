@@ -45,11 +45,15 @@ struct UICommand: ParsableCommand {
             fail(with: error)
         }
         let rpcServer = rpcStarted?.server
+        // A .metalink or .meta4 typed at the add prompt is read (fetched) off the loop, then its files added.
+        let waker = session.manager.engine?.waker
+        let metalinks = MetalinkReads(input: MetalinkInput(settings: transfer.engineSettings), wake: { waker?() })
         var wasUnsaved = false
         var options = TerminalApp.Options(
             turn: { timeoutMs, watching in
                 let turn = loop.turn(watching: watching + (rpcServer?.watched ?? []), timeoutMs: timeoutMs)
                 rpcServer?.serve()
+                metalinks.deliver()
                 if rpcServer != nil { loop.saver?.changed() }  // what the calls changed is written at the turn's end
                 // A hook that could not run or failed goes to the message line and the log.
                 var notes = turn.notes + (rpcServer?.takeProblems() ?? []) + (session.hooks?.takeProblems() ?? [])
@@ -68,11 +72,8 @@ struct UICommand: ParsableCommand {
             if numbers.count == 2 { options.headlessSize = (rows: numbers[1], columns: numbers[0]) }
         }
         options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true
-        // A .metalink or .meta4 typed at the add prompt is read (fetched) here, then its files added.
-        let metalinks = MetalinkInput(settings: transfer.engineSettings)
-        options.expandURLs = { requests in
-            let expanded = metalinks.expand(requests)
-            return (expanded.entries, expanded.problems + expanded.notes)
+        options.expandURLs = { requests, done in
+            metalinks.read(requests) { done($0.entries, $0.problems + $0.notes) }
         }
         var messages: [String] = []
         if let notice = session.notice { messages.append(notice) }

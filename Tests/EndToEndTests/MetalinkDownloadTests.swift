@@ -90,6 +90,39 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: downloads + "/fine.bin"), "the other URL still downloads")
     }
 
+    /// `--checksum` names one file: with a document of several it is refused (exit 2) and
+    /// nothing is downloaded; a document of one file takes it.
+    func testAChecksumGivenWithADocumentOfSeveralFilesIsRefused() throws {
+        let sha = try server.sha256(name: "c1.bin", size: Self.size, seed: 11)
+        let two = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+              <file name="c1.bin"><url>\(fileURL("c1.bin", seed: 11).replacingOccurrences(of: "&", with: "&amp;"))</url></file>
+              <file name="c2.bin"><url>\(fileURL("c2.bin", seed: 12).replacingOccurrences(of: "&", with: "&amp;"))</url></file>
+            </metalink>
+            """
+        let doc = try write(two, "two.meta4")
+        let refused = try get(["--checksum", "sha-256=\(sha)", doc])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--checksum names one file, but \(doc) lists 2 files"), refused.stderr)
+        XCTAssertEqual(try server.requests(to: "/file/c1.bin").total + server.requests(to: "/file/c2.bin").total, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads), [])
+        let list = try Processes.tdl(["list"], home: home.path)
+        XCTAssertFalse(list.stdout.contains("c1.bin") || list.stdout.contains("c2.bin"), list.stdout)
+        // The same document without --checksum downloads both files.
+        let plain = try get([doc])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/c1.bin"), sha)
+        // One file: the checksum is that file's, and a wrong one fails it.
+        let one = try write(Self.document(name: "c3.bin", sha256: nil, urls: [fileURL("c3.bin", seed: 11)]), "one.meta4")
+        let wrong = try get(["--checksum", "sha-256=" + String(repeating: "0", count: 64), one])
+        XCTAssertEqual(wrong.status, 1, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("checksum mismatch"), wrong.stderr)
+        let right = try get(["--checksum", "sha-256=\(sha)", one])
+        XCTAssertEqual(right.status, 0, right.stderr)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/c3.bin"), sha)
+    }
+
     /// `tdl add` reads the document too: its files are what the session holds.
     func testTdlAddAddsTheFilesOfADocument() throws {
         let url = fileURL("added.bin", seed: 9)
@@ -115,6 +148,39 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         let shown = try String(contentsOfFile: screen, encoding: .utf8)
         XCTAssertTrue(shown.contains("prompted.bin"), shown)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/prompted.bin"), sha)
+    }
+
+    /// A document typed at the add prompt is fetched off the loop: while a slow server sends
+    /// it, the message line says so and keys are answered (here a second add prompt, typed
+    /// into); its file is added when it arrives.
+    func testASlowMetalinkAtTheAddPromptLeavesTheScreenAnswering() throws {
+        let sha = try server.sha256(name: "slow.bin", size: Self.size, seed: 13)
+        let site = TemporaryDirectory("tdl-metalink-site")
+        // About 600 bytes at 100 bytes a second: the document takes some 5 s to arrive.
+        let padding = "<!-- " + String(repeating: "slow ", count: 60) + "-->\n"
+        try (Self.document(name: "slowly.bin", sha256: sha, urls: [fileURL("slow.bin", seed: 13)]) + padding)
+            .write(toFile: site.file("slow.meta4"), atomically: true, encoding: .utf8)
+        let nginx = try LoopbackNginx(root: site.path, rateLimit: "100")
+        let first = work.file("first.txt"), typed = work.file("typed.txt"), last = work.file("last.txt"), script = work.file("script")
+        try ["a", ":type \(nginx.url("slow.meta4"))", "<Enter>", ":save-display \(first)", "a", ":type meanwhile",
+             ":save-display \(typed)", "<Esc>", ":wait-idle 40", ":save-display \(last)", "q"].joined(separator: "\n")
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let started = Date()
+        let result = try Processes.tdl(["-d", downloads], home: home.path,
+                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
+                                       timeout: 90)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let during = try String(contentsOfFile: first, encoding: .utf8)
+        XCTAssertTrue(during.contains("fetching http://127.0.0.1:"), during)
+        XCTAssertFalse(during.contains("slowly.bin"), during)
+        let prompt = try String(contentsOfFile: typed, encoding: .utf8)
+        XCTAssertTrue(prompt.contains("Add URL(s): meanwhile"), prompt)
+        let shownAt = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: typed)[.modificationDate] as? Date)
+        XCTAssertLessThan(shownAt.timeIntervalSince(started), 3.5, "the keys waited for the fetch")
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 4, "the document came slowly")
+        let after = try String(contentsOfFile: last, encoding: .utf8)
+        XCTAssertTrue(after.contains("slowly.bin"), after)
+        XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/slowly.bin"), sha)
     }
 
     /// A document served over HTTP, named in an input file with its own folder: both files of
