@@ -108,7 +108,8 @@ extension Aria2RPC {
         let settings = manager.settings
         let applied: JSON = ["dir": .string(manager.downloadDirectory),
                 "max-concurrent-downloads": .string(String(max(0, settings.maxDownloadCount))),
-                "max-overall-download-limit": .string(String(settings.globalRateLimit ?? 0)),
+                // The cap in force: this run's (`--limit-rate`, the config file's), else the session's.
+                "max-overall-download-limit": .string(String(manager.globalRateLimit ?? 0)),
                 "max-download-limit": .string(String(defaultRateLimit ?? 0)),
                 "split": .string(String(settings.connectionsPerDownload)),
                 "max-connection-per-server": .string(keptGlobalOptions["max-connection-per-server"] ?? "1"),

@@ -25,7 +25,13 @@ struct AddCommand: ParsableCommand {
     @Option(name: .customShort("i"), help: ArgumentHelp("Read URLs from a file (- for standard input); lines of at most 64 KiB.", valueName: "file"))
     var inputFile: String?
 
+    @Option(help: ArgumentHelp("Rate cap for each file of this command (0: none); -i files may set their own.", valueName: "rate"))
+    var maxDownloadLimit: String?
+
     func validate() throws {
+        // Per-download options are read as an input file's are (`DownloadOption`).
+        var checked = DownloadOptions()
+        try RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &checked)
         // A usage error (64, as the help says); an input file that names nothing is bad input (2).
         if urls.isEmpty && inputFile == nil && request.curl == nil {
             throw ValidationError("Missing expected argument: give at least one URL, -i FILE or --curl")
@@ -36,6 +42,7 @@ struct AddCommand: ParsableCommand {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
         request.fill(from: config)
+        if maxDownloadLimit == nil { maxDownloadLimit = config?.value("max-download-limit")?.value }
         var entries = urls.map { DownloadRequest(url: $0) }
         var sawProblems = false
         if let pasted = request.curlRequest(say: warn) { entries.append(pasted) }
@@ -60,6 +67,8 @@ struct AddCommand: ParsableCommand {
             }
             var given = request.downloadOptions
             given.directory = folder.dir.map(Paths.absolute)
+            // Checked by `validate` with the same reading (a config file's value: by the file's own check).
+            try RequestOptions.read(.maxDownloadLimit, maxDownloadLimit, as: "--max-download-limit", into: &given)
             // A .metalink or .meta4 stands for its files (read or fetched here, before they go
             // to the session); its problems are said as a line's are.
             let metalinks = MetalinkInput(settings: EngineSettings())

@@ -25,6 +25,15 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var launch: LaunchOptions
     @OptionGroup var transfer: TransferOptions
 
+    @Option(help: ArgumentHelp("Total download rate cap for this run, e.g. 500K or 2M (aria2's max-overall-download-limit).", valueName: "rate"))
+    var limitRate: String?
+
+    func validate() throws {
+        if let limitRate {
+            do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
+        }
+    }
+
     mutating func run() throws {
         // The config file fills what the command line left unset.
         let config = UserConfig.loadOrFail()
@@ -33,7 +42,12 @@ struct ServeCommand: ParsableCommand {
         let manager = session.manager
         hookOptions.save(into: session)
         schedule.save(into: session.manager, config: config)
-        UserConfig.useRateLimit(of: config, in: manager)
+        // This run's cap, never saved, as `tdl get --limit-rate`; else the config file's.
+        if let rate = limitRate.flatMap(RateText.value) {
+            manager.useRunLimits(RunLimits(globalRateLimit: .some(rate > 0 ? rate : nil)))
+        } else {
+            UserConfig.useRateLimit(of: config, in: manager)
+        }
         if let notice = session.notice { warn(notice) }
         // Before the server: its handlers are in place for the first request's turn.
         let loop = SessionLoop(manager: manager, control: session.control)
