@@ -13,30 +13,17 @@ final class Aria2DifferentialTests: XCTestCase {
     static let knownDifferences: Set<String> = ["tellActive shape", "re-add in a queue: old"]
 
     func testTdlAnswersAsAria2cDoes() throws {
-        guard let aria2c = Processes.which("aria2c") else {
-            throw XCTSkip("aria2c is not installed (scripts/install-deps.sh --test installs Debian's aria2): the differential test needs it")
-        }
         let site = TemporaryDirectory("tdl-diff-site")
-        let home = TemporaryDirectory(), tdlFolder = TemporaryDirectory(), aria2Folder = TemporaryDirectory()
         _ = try TestFiles.make(site.file("big.bin"), size: 3_000_000, seed: 21)
         _ = try TestFiles.make(site.file("small.bin"), size: 200_000, seed: 22)
         let nginx = try LoopbackNginx(root: site.path, rateLimit: "256k")
-        let tdlPort = RefusingPort.make(), aria2Port = RefusingPort.make()
-        let (aria2Process, _) = try Processes.start(aria2c, ["--enable-rpc", "--rpc-listen-port", String(aria2Port), "--rpc-secret", "sesame",
-                                                             "-d", aria2Folder.path, "--no-conf", "--quiet"])
-        let (tdlProcess, _) = try Processes.start(Processes.tdlBinary, ["serve", "-d", tdlFolder.path, "--rpc-listen-port", String(tdlPort),
-                                                                        "--rpc-secret", "sesame"], environment: ["TDL_HOME": home.path])
-        defer {
-            for process in [aria2Process, tdlProcess] where process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-        }
-        XCTAssertTrue(Processes.waitUntil(timeout: 10) { LoopbackNginx.canConnect(aria2Port) && LoopbackNginx.canConnect(tdlPort) })
+        let both = try Aria2SideBySide()
+        defer { both.stop() }
+        let tdlFolder = both.tdlFolder, aria2Folder = both.aria2Folder
         let script = site.file("differ.py")
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         // Each side downloads into its own folder: the folder is given as each one's own.
-        let run = try Processes.run("/usr/bin/python3", [script, "http://127.0.0.1:\(tdlPort)/jsonrpc", "http://127.0.0.1:\(aria2Port)/jsonrpc",
+        let run = try Processes.run("/usr/bin/python3", [script, both.tdlEndpoint, both.aria2Endpoint,
                                                          nginx.url("big.bin"), tdlFolder.path, aria2Folder.path], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stderr)
         let differences = run.stdout.split(separator: "\n").map(String.init)

@@ -7,11 +7,7 @@ import XCTest
 /// download (complete, or failed on its checksum), the same files, the same errors' codes.
 final class Aria2MetalinkTests: XCTestCase {
     func testAddMetalinkEndsAsAria2csDoes() throws {
-        guard let aria2c = Processes.which("aria2c") else {
-            throw XCTSkip("aria2c is not installed (scripts/install-deps.sh --test installs Debian's aria2)")
-        }
         let site = TemporaryDirectory("tdl-metalink-site")
-        let home = TemporaryDirectory(), tdlFolder = TemporaryDirectory(), aria2Folder = TemporaryDirectory()
         try TestFiles.make(site.file("good.bin"), size: 400_000, seed: 31)
         try TestFiles.make(site.file("bad.bin"), size: 100_000, seed: 32)
         let goodSum = try Processes.sha256(ofFile: site.file("good.bin"))
@@ -27,22 +23,12 @@ final class Aria2MetalinkTests: XCTestCase {
                 <url priority="1">\(nginx.url("bad.bin"))</url></file>
             </metalink>
             """
-        let tdlPort = RefusingPort.make(), aria2Port = RefusingPort.make()
-        let (aria2Process, _) = try Processes.start(aria2c, ["--enable-rpc", "--rpc-listen-port", String(aria2Port), "--rpc-secret", "sesame",
-                                                             "-d", aria2Folder.path, "--no-conf", "--quiet", "--max-tries", "2", "--retry-wait", "0"])
-        let (tdlProcess, _) = try Processes.start(Processes.tdlBinary, ["serve", "-d", tdlFolder.path, "--rpc-listen-port", String(tdlPort),
-                                                                        "--rpc-secret", "sesame"],
-                                                  environment: ["TDL_HOME": home.path, "TDL_RETRY_BASE": "0.05"])
-        defer {
-            for process in [aria2Process, tdlProcess] where process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-        }
-        XCTAssertTrue(Processes.waitUntil(timeout: 10) { LoopbackNginx.canConnect(aria2Port) && LoopbackNginx.canConnect(tdlPort) })
+        let both = try Aria2SideBySide(aria2Arguments: ["--max-tries", "2", "--retry-wait", "0"], tdlEnvironment: ["TDL_RETRY_BASE": "0.05"])
+        defer { both.stop() }
+        let tdlFolder = both.tdlFolder, aria2Folder = both.aria2Folder
         let script = site.file("metalink.py")
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
-        let run = try Processes.run("/usr/bin/python3", [script, "http://127.0.0.1:\(tdlPort)/jsonrpc", "http://127.0.0.1:\(aria2Port)/jsonrpc",
+        let run = try Processes.run("/usr/bin/python3", [script, both.tdlEndpoint, both.aria2Endpoint,
                                                          Data(document.utf8).base64EncodedString()], timeout: 90)
         XCTAssertEqual(run.status, 0, run.stderr)
         guard let answers = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
