@@ -16,9 +16,11 @@ deps:
 test-deps:
 	@scripts/install-deps.sh --test
 
-# Builds the binary the end-to-end tests drive, then runs every test target.
-test: test-deps build
-	$(SWIFT) test 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
+# One build of the binary the end-to-end tests drive and of the test targets together, then
+# every test target without a second look at the build.
+test: test-deps
+	@$(SWIFT) build --build-tests -q 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
 
 # The threaded tests under ThreadSanitizer, in a build folder of their own: the JSON-RPC and
 # control servers, the lists other threads read, the engine's worker, and aria2p against the
