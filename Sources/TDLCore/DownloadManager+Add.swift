@@ -31,6 +31,9 @@ extension DownloadManager {
         let now = batch.lastAddTime.map { max(clock(), $0.addingTimeInterval(1e-6)) } ?? clock()
         var newTasks: [DownloadTask] = []
         newTasks.reserveCapacity(requests.count)
+        // A batch's downloads mostly share a folder: it is checked once (the check follows
+        // its symbolic links, a dozen system calls, which was 5 % of a 500-file `tdl get`).
+        var folderProblems: [String: String?] = [:]
         for request in requests {
             let url = URLIdentity.normalized(String(request.url.trimmingWhitespace()))
             var options = request.options
@@ -55,7 +58,9 @@ extension DownloadManager {
                 options.fileName = safe
             }
             let fileName = options.fileName ?? URLCheck.suggestedFileName(for: url)
-            if let problem = folderProblem(options.directory ?? folder(forNewFile: fileName)) {
+            let directory = options.directory ?? folder(forNewFile: fileName)
+            if folderProblems[directory] == nil { folderProblems[directory] = .some(folderProblem(directory)) }
+            if let problem = folderProblems[directory]! {
                 result.rejected.append(.init(url: url, reason: problem))
                 continue
             }
@@ -73,7 +78,7 @@ extension DownloadManager {
                 continue
             }
             var task = DownloadTask(url: url, fileName: fileName,
-                                    directory: options.directory ?? folder(forNewFile: fileName),
+                                    directory: directory,
                                     // A microsecond apart: the batch keeps its order in add-time order.
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)

@@ -4,8 +4,11 @@ import Foundation
 extension DownloadManager {
     func handle(_ event: TransferEvent) {
         switch event {
-        case let .resolved(url, fileName, size, mimeType, etag, lastModified, finalURL):
+        case let .resolved(url, fileName, size, mimeType, etag, lastModified, finalURL, commitNow):
             guard var task = tasks[url] else { return }
+            // Told again what it was told (and committed) before: nothing to write.
+            let same = task.fileName == fileName && task.size == size && task.mimeType == mimeType && task.etag == etag
+                && task.lastModified == lastModified && task.finalURL == (finalURL ?? url)
             // The type sort also reads the MIME type.
             let resort = placeDepends(nameChanged: task.fileName != fileName || task.mimeType != mimeType,
                                       sizeChanged: task.size != size)
@@ -18,10 +21,11 @@ extension DownloadManager {
             task.finalURL = finalURL ?? url
             tasks[url] = task
             live.retrying[url] = nil
-            markDirty(url)
+            if !same { markDirty(url) }
             // Recorded before the engine creates or renames a file under this name, so a run
             // after a kill at any moment recognises the file as this task's (no "name (1)").
-            flush()
+            // The flush writes every change waiting, the names reported without a commit too.
+            if commitNow { flush() }
             if resort && task.deletedAt == nil { reposition(url) }
             emit(.taskChanged(url))
         case let .checkpoint(url, segments):

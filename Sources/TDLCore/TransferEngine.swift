@@ -40,8 +40,11 @@ public struct TransferJob: Sendable {
 public enum TransferEvent: Sendable {
     /// The server answered: the name, size and validators are now known. The manager records
     /// them before it returns: the engine creates the part file under this name (or renames it
-    /// to it) only afterwards. Also sent again when the size is learned at the end.
-    case resolved(url: String, fileName: String, size: Int64?, mimeType: String?, etag: String?, lastModified: String?, finalURL: String?)
+    /// to it) only afterwards. Also sent again when the size is learned at the end. With
+    /// `commitNow` false the commit waits for the next `.resolved` that commits (the engine
+    /// reports a turn's new names first, then creates their files: one commit for all).
+    case resolved(url: String, fileName: String, size: Int64?, mimeType: String?, etag: String?, lastModified: String?,
+                  finalURL: String?, commitNow: Bool = true)
     /// These segment offsets are durable on disk (the part file was fdatasync'ed first).
     case checkpoint(url: String, segments: [Segment])
     /// Something worth telling the user ("server ignored Range: restarted from zero", "retry 2 of 3").

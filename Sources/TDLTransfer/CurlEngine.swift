@@ -316,6 +316,11 @@ public final class CurlEngine: TransferEngine {
     /// The first answers that waited in a callback: each settled with the manager, then let
     /// go on (a settling may pause another on its first answer: those are settled too).
     private func settleFirstAnswers() {
+        // Several at once: their names are reported first and committed together by the
+        // first part file made (see `recordNameAhead`).
+        if awaitingSettling.count > 1 {
+            for connection in awaitingSettling { connection.download.recordNameAhead(connection) }
+        }
         while !awaitingSettling.isEmpty {
             let connection = awaitingSettling.removeFirst()
             connection.download.settleFirstAnswer(connection)

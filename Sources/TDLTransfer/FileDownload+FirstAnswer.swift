@@ -64,30 +64,9 @@ extension FileDownload {
             sources.markVerified(connection.source)
             return true
         }
-        sources.markVerified(connection.source)
+        guard takeAnswer(connection) else { return false }
         let headers = connection.headers
         let status = connection.status
-        if isHTTP {
-            if status == 206, let range = headers["content-range"] {
-                size = ContentRange(range)?.total
-            } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
-                size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
-            } else {
-                size = nil
-            }
-            etag = headers["etag"]
-            lastModified = headers["last-modified"]
-        } else {
-            size = connection.contentLength
-        }
-        if let expected = job.options.expectedSize, let size, size != expected {
-            // Another file than the one the Metalink describes: nothing of it is written, and
-            // the next mirror, if any, is asked.
-            connection.stopReason = .otherFile("another size (\(size) bytes; the Metalink says \(expected))")
-            return false
-        }
-        mimeType = headers["content-type"]
-        finalURL = connection.effectiveURL ?? url
         if part == nil {
             do {
                 // The session records the name before the part file exists (the manager commits
@@ -131,6 +110,50 @@ extension FileDownload {
         return true
     }
 
+    /// The first answer's size, validators, type and final URL. False (with the stop reason
+    /// set) when it is another file than the Metalink describes.
+    private func takeAnswer(_ connection: Connection) -> Bool {
+        sources.markVerified(connection.source)
+        let headers = connection.headers
+        let status = connection.status
+        if isHTTP {
+            if status == 206, let range = headers["content-range"] {
+                size = ContentRange(range)?.total
+            } else if !Connection.header(headers["transfer-encoding"], lists: "chunked") {
+                size = Connection.byteCount(headers["content-length"]) ?? connection.contentLength
+            } else {
+                size = nil
+            }
+            etag = headers["etag"]
+            lastModified = headers["last-modified"]
+        } else {
+            size = connection.contentLength
+        }
+        if let expected = job.options.expectedSize, let size, size != expected {
+            // Another file than the one the Metalink describes: nothing of it is written, and
+            // the next mirror, if any, is asked.
+            connection.stopReason = .otherFile("another size (\(size) bytes; the Metalink says \(expected))")
+            return false
+        }
+        mimeType = headers["content-type"]
+        finalURL = connection.effectiveURL ?? url
+        return true
+    }
+
+    /// Before a turn's first answers are settled one by one: the name a new part file will
+    /// take, reported without a commit, so the first of them to be created commits every name
+    /// of the turn at once (one commit a turn instead of one a file). Settling chooses the
+    /// same name again (nothing changed in between) and finds it recorded; had anything
+    /// changed, it records the new name itself before the file is made.
+    func recordNameAhead(_ connection: Connection) {
+        guard connection.awaitsSettling, !resolved, part == nil, isLinked(connection),
+              answerIsThisVersion(connection), takeAnswer(connection),
+              let name = PartFile.freeName(directory: job.directory, preferredName: nameFromAnswer(connection), from: 0,
+                                           isTaken: isTakenByAnother) else { return }
+        fileName = name
+        reportResolved(commitNow: false)
+    }
+
     /// The name the first answer gives the file: Content-Disposition, else the URL it came
     /// from (unless the user fixed one).
     private func nameFromAnswer(_ connection: Connection) -> String {
@@ -152,11 +175,12 @@ extension FileDownload {
     var wasRecorded: Bool { engine.isRecorded?(url) ?? true }
 
     /// Tells the manager the name, size and validators, with every report before it; it
-    /// records them before this returns (so `wasRecorded` can be asked right after).
-    func reportResolved() {
+    /// records them before this returns (so `wasRecorded` can be asked right after), unless
+    /// `commitNow` is false: then the next report that commits records them too.
+    func reportResolved(commitNow: Bool = true) {
         reportedSize = size
         engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: mimeType,
-                                etag: etag, lastModified: lastModified, finalURL: finalURL))
+                                etag: etag, lastModified: lastModified, finalURL: finalURL, commitNow: commitNow))
         engine.deliverReports(evenWhileDelivering: true)
     }
 

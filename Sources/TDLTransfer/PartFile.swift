@@ -188,9 +188,11 @@ final class PartFile: Sendable {
         self.name.withLock { $0 = name }
     }
 
-    /// The first numbered name (`name (1)`, …) that is free: for a file that must give up its own.
-    static func freeName(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool) -> String? {
-        freeNames(directory: directory, preferredName: preferredName, from: 1, isTaken: isTaken).first { _ in true }
+    /// The first numbered name (`name (1)`, …) that is free: for a file that must give up its
+    /// own. From 0, the name `create` would take now.
+    static func freeName(directory: String, preferredName: String, from first: Int = 1,
+                         isTaken: @escaping (String) -> Bool) -> String? {
+        freeNames(directory: directory, preferredName: preferredName, from: first, isTaken: isTaken).first { _ in true }
     }
 
     /// The names to try for `preferredName` in order (`name`, `name (1)`, …), from the `first`-th,

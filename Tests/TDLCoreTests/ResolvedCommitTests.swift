@@ -1,0 +1,37 @@
+import Foundation
+import XCTest
+@testable import TDLCore
+
+/// A `.resolved` is committed before the engine makes a file under its name; a turn's first
+/// answers are reported first without a commit, then committed together by the first file.
+final class ResolvedCommitTests: XCTestCase {
+    func testNamesReportedWithoutACommitGoOutWithTheNextCommitAndARepeatWritesNothing() throws {
+        let store = FakeStore(SessionSnapshot(tasks: [], settings: SessionSettings()))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: NSTemporaryDirectory(), engine: engine, store: store)
+        _ = try manager.load()
+        let a = "https://example.com/a", b = "https://example.com/b"
+        manager.add([a, b])
+        manager.flush()
+        let before = store.commits.count
+        func resolved(_ url: String, _ name: String, commitNow: Bool) {
+            engine.onEvent?(.resolved(url: url, fileName: name, size: 5, mimeType: nil, etag: nil, lastModified: nil,
+                                      finalURL: nil, commitNow: commitNow))
+        }
+        resolved(a, "a.bin", commitNow: false)
+        resolved(b, "b.bin", commitNow: false)
+        XCTAssertEqual(store.commits.count, before, "nothing written yet")
+        XCTAssertEqual(manager.task(b)?.fileName, "b.bin", "known at once (another download's name check sees it)")
+
+        resolved(a, "a.bin", commitNow: true)
+        XCTAssertEqual(store.commits.count, before + 1)
+        XCTAssertEqual(Set(store.commits.last?.upserted.map(\.fileName) ?? []), ["a.bin", "b.bin"], "both names in one commit")
+
+        resolved(b, "b.bin", commitNow: true)
+        XCTAssertEqual(store.commits.count, before + 1, "b's name was committed with a's")
+
+        resolved(b, "b (1).bin", commitNow: true)
+        XCTAssertEqual(store.commits.count, before + 2, "a changed name is committed at once")
+        XCTAssertEqual(store.commits.last?.upserted.map(\.fileName), ["b (1).bin"])
+    }
+}
