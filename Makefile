@@ -37,9 +37,10 @@ tsan: test-deps
 	if ls $(TSAN_REPORTS)/report.* >/dev/null 2>&1; then cat $(TSAN_REPORTS)/report.*; exit 1; fi; exit $$status
 
 # The Swift runtime and Foundation linked in: a start takes 20 ms instead of 35 (a larger
-# binary), which shows when a script runs tdl many times or fetches small files.
+# binary), which shows when a script runs tdl many times or fetches small files. No $ORIGIN
+# run path: the loader looked for each library in the binary's own folder first.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product tdl -q
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
 
 # Downloads against curl, wget and aria2c; one small file by the installed binary (installed
 # into BENCH_PREFIX); keys during two full-speed downloads; then every figure of a

@@ -11,7 +11,7 @@ struct DebugCommand: ParsableCommand {
         commandName: "debug",
         abstract: "Tools for measuring tdl.",
         shouldDisplay: false,
-        subcommands: [Populate.self, BenchList.self, BenchSession.self, KeysMarkdown.self]
+        subcommands: [Populate.self, BenchList.self, BenchSession.self, KeysMarkdown.self, QuickGetCheck.self]
     )
 
     /// The README's key table, made from the keys themselves (a test compares the two).

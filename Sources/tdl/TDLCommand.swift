@@ -73,7 +73,8 @@ struct TDLCommand: ParsableCommand {
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot(arguments)
+            var command: any ParsableCommand
+            if let quick = QuickGet.command(arguments) { command = quick } else { command = try parseAsRoot(arguments) }
             try command.run()
         } catch {
             let message = fullMessage(for: error)
