@@ -9,27 +9,45 @@
 #   scripts/install-deps.sh --bench also the peers the benchmark times: wget
 #   scripts/install-deps.sh --aria2p  only aria2p (from PyPI, in .build/aria2p, a venv of its own),
 #                                   the aria2 front end the JSON-RPC tests drive; --test does it too
+#   scripts/install-deps.sh --aria2-clients  only the other aria2 front ends the tests drive:
+#                                   aria2tui (a curses screen) and aioaria2 (an asyncio library),
+#                                   from PyPI, in .build/aria2-clients; --test does it too
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-install_aria2p() {
-  local venv="$root/.build/aria2p"
-  # aria2p[tui]: `aria2p top`'s curses screen (asciimatics) too.
-  [ -x "$venv/bin/aria2p" ] && "$venv/bin/python" -c "import asciimatics" 2>/dev/null && return 0
+# A venv at $1; Debian's python3 keeps venv in a package of its own.
+make_venv() {
+  [ -x "$1/bin/pip" ] && return 0
   mkdir -p "$root/.build"
-  if [ ! -x "$venv/bin/pip" ] && ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    # Debian's python3 keeps venv in a package of its own.
-    rm -rf "$venv"
+  if ! python3 -m venv "$1" >/dev/null 2>&1; then
+    rm -rf "$1"
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    python3 -m venv "$venv"
+    python3 -m venv "$1"
   fi
+}
+install_aria2p() {
+  local venv="$root/.build/aria2p"
+  # aria2p[tui]: `aria2p top`'s curses screen (asciimatics) too.
+  [ -x "$venv/bin/aria2p" ] && "$venv/bin/python" -c "import asciimatics" 2>/dev/null && return 0
+  make_venv "$venv"
   echo "Installing aria2p into $venv"
   "$venv/bin/pip" install -q --disable-pip-version-check 'aria2p[tui]'
 }
+install_aria2_clients() {
+  local venv="$root/.build/aria2-clients"
+  [ -x "$venv/bin/aria2tui" ] && "$venv/bin/python" -c "import aioaria2" 2>/dev/null && return 0
+  make_venv "$venv"
+  echo "Installing aria2tui and aioaria2 into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check aria2tui aioaria2
+}
 if [ "${1:-}" = "--aria2p" ]; then
   install_aria2p
+  exit 0
+fi
+if [ "${1:-}" = "--aria2-clients" ]; then
+  install_aria2_clients
   exit 0
 fi
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
@@ -44,7 +62,7 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "${1:-}" = "--test" ] && install_aria2p
+  [ "${1:-}" = "--test" ] && install_aria2p && install_aria2_clients
   exit 0
 fi
 sudo=""
@@ -52,5 +70,5 @@ sudo=""
 echo "Installing: ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-[ "${1:-}" = "--test" ] && install_aria2p
+[ "${1:-}" = "--test" ] && install_aria2p && install_aria2_clients
 exit 0

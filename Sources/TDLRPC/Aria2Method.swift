@@ -34,15 +34,19 @@ struct Aria2Method: Sendable {
         Aria2Method("aria2.tellStatus", readsOnly: true, "gid[, keys]") { rpc, p in
             try rpc.statusStruct(of: rpc.task(p).url, keys: rpc.keys(p, at: 1))
         },
+        // A stopped download has no URI data, nor peers, in aria2 (it keeps only the result).
         Aria2Method("aria2.getUris", readsOnly: true, "gid") { rpc, p in
-            try rpc.manager.task(rpc.task(p).url).map(Aria2Structs.uris) ?? .array([])
+            let (gid, url) = try rpc.task(p)
+            guard try !rpc.status(url).isStopped else { throw RPCFault(1, "No URI data is available for GID#\(gid)") }
+            return rpc.manager.task(url).map(Aria2Structs.uris) ?? .array([])
         },
         Aria2Method("aria2.getFiles", readsOnly: true, "gid") { rpc, p in
             rpc.statusStruct(of: try rpc.task(p).url, keys: ["files"])["files"] ?? .array([])
         },
         // tdl has no BitTorrent: no download has peers, as aria2 answers for an HTTP one.
         Aria2Method("aria2.getPeers", "gid") { rpc, p in
-            _ = try rpc.task(p)
+            let (gid, url) = try rpc.task(p)
+            guard try !rpc.status(url).isStopped else { throw RPCFault(1, "No peer data is available for GID#\(gid)") }
             return .array([])
         },
         Aria2Method("aria2.getServers", readsOnly: true, "gid") { try $0.servers($1) },

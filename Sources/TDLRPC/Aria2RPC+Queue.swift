@@ -7,8 +7,18 @@ extension Aria2RPC {
         let (gid, url) = try task(p)
         // As aria2: only a download in a queue (active, waiting, paused) is removed; a stopped
         // one's result is removed with removeDownloadResult.
-        guard [.active, .waiting, .paused].contains(try status(url)) else {
+        let before = try status(url)
+        guard [.active, .waiting, .paused].contains(before) else {
             throw RPCFault(1, "Active Download not found for GID#\(gid)")
+        }
+        if before != .active {
+            // As aria2: only a running download stops as a removed one (onDownloadStop); one
+            // taken out of the waiting queue (waiting or paused) just goes, with no result.
+            let earlier = manager.task(url).map { Self.earlierAttempts(of: $0).count } ?? 0
+            guard !manager.purgeTasks([url]).isEmpty else { throw RPCFault(1, "GID#\(gid) cannot be removed now") }
+            keptOptions[url] = nil
+            publisher.forgottenStopped += earlier
+            return .string(gid)
         }
         manager.deleteTasks([url])
         guard manager.task(url).map({ $0.deletedAt != nil }) ?? true else {

@@ -322,9 +322,8 @@ public final class Aria2RPC {
         publisher.forgottenStopped += urls.filter { url in
             manager.task(url).map { [.complete, .error, .removed].contains(Aria2Terms.status(of: $0)) } ?? false
         }.count + urls.reduce(0) { $0 + (manager.task($1).map { Self.earlierAttempts(of: $0).count } ?? 0) }
-        let listed = urls.filter { manager.task($0)?.deletedAt == nil }
-        if !listed.isEmpty { manager.deleteTasks(listed) }
-        manager.cleanupToDeleteTasks(urls)
+        // Erased at once, not through the trash: aria2 tells no onDownloadStop for a result it drops.
+        manager.purgeTasks(urls)
     }
 
     // MARK: - Structs

@@ -47,6 +47,9 @@ public enum Aria2Terms {
     /// failed→error, anything in the trash→removed.
     public enum Status: String, Sendable {
         case active, waiting, paused, error, complete, removed
+
+        /// Out of the queues: aria2 keeps only such a download's result.
+        public var isStopped: Bool { [.error, .complete, .removed].contains(self) }
     }
 
     public static func status(of task: DownloadTask) -> Status {

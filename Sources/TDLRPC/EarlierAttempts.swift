@@ -93,7 +93,9 @@ extension Aria2RPC {
         case "aria2.getFiles":
             return attempt.result["files"] ?? .array([])
         case "aria2.getUris":
-            return attempt.result["files"]?.array?.first?["uris"] ?? .array([])
+            throw RPCFault(1, "No URI data is available for GID#\(gid)")
+        case "aria2.getPeers":
+            throw RPCFault(1, "No peer data is available for GID#\(gid)")
         case "aria2.getOption":
             return options(of: attempt.url)
         case "aria2.removeDownloadResult":
@@ -113,6 +115,7 @@ extension Aria2RPC {
     static let earlierMethods: Set<String> = [
         "aria2.tellStatus", "aria2.getFiles", "aria2.getUris", "aria2.getOption", "aria2.removeDownloadResult",
         "aria2.remove", "aria2.forceRemove", "aria2.pause", "aria2.forcePause", "aria2.unpause", "aria2.getServers",
+        "aria2.getPeers",
     ]
 }
 

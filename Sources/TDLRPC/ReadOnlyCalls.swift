@@ -65,6 +65,8 @@ struct ReadOnlyCalls: Sendable {
         case "aria2.getFiles":
             return Aria2Structs.files(of: entry.task, activity: entry.activity, defaultConnections: entry.defaultConnections)
         case "aria2.getUris":
+            // A stopped download's refusal is the loop's to say.
+            guard !Aria2Terms.status(of: entry.task).isStopped else { return nil }
             return Aria2Structs.uris(of: entry.task)
         case "aria2.getServers":
             guard Aria2Terms.status(of: entry.task) == .active else { return nil }

@@ -179,7 +179,7 @@ final class Aria2pTests: XCTestCase {
             f.update()
             options = api.get_options([f])[0]
             api.remove([f])
-            wait_for("stop", f.gid)
+            time.sleep(0.5)  # time for a stop notification, were one sent
             downloads = [{"gid": x.gid, "status": x.status, "completed": x.completed_length,
                           "total": x.total_length, "name": x.name, "error": x.error_code} for x in api.get_downloads()]
             api.stop_listening()
@@ -194,7 +194,8 @@ final class Aria2pTests: XCTestCase {
         let heard = (report["heard"] as? [[String]] ?? []).map { "\($0[0]) \(gids.firstIndex(of: $0[1]).map { ["d", "e", "f"][$0] } ?? "?")" }
         XCTAssertEqual(heard.filter { $0.hasSuffix("d") }, ["start d", "pause d", "start d", "complete d"])
         XCTAssertEqual(heard.filter { $0.hasSuffix("e") }, ["start e", "error e"])
-        XCTAssertEqual(heard.filter { $0.hasSuffix("f") }, ["start f", "pause f", "stop f"])
+        // f was paused when removed: aria2 tells no stop for a download out of the waiting queue.
+        XCTAssertEqual(heard.filter { $0.hasSuffix("f") }, ["start f", "pause f"])
         XCTAssertEqual(report["out"] as? String, "renamed.bin")
         XCTAssertEqual(report["limit"] as? String, "100000")  // K is 1000 in tdl, as it shows sizes (README, "One unit system")
 
