@@ -7,8 +7,12 @@ final class ByteCounter: Sendable {
 
     var value: Int { total.withLock { $0 } }
 
-    /// Adds `delta` (negative to subtract).
-    func add(_ delta: Int) {
-        total.withLock { $0 += delta }
+    /// Adds `delta` (negative to subtract); the new total.
+    @discardableResult
+    func add(_ delta: Int) -> Int {
+        total.withLock { total in
+            total += delta
+            return total
+        }
     }
 }

@@ -211,6 +211,8 @@ final class Connection {
     var isPaused = false
     /// Paused because the loop's turn spent its time (see `CurlEngine.performDeadline`).
     var isPausedForTurn = false
+    /// Paused because the worker is behind with the writes (see `CurlEngine+WriteBacklog`).
+    var isPausedForWrites = false
 
     func setRateLimit(_ bytesPerSecond: Int64?) {
         if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
@@ -230,7 +232,7 @@ final class Connection {
     private func resumeFromLimit() {
         guard isPaused else { return }
         isPaused = false
-        if !isPausedForTurn { download.engine.continueTransfer(self) }
+        if !isPausedForTurn && !isPausedForWrites { download.engine.continueTransfer(self) }
     }
 
     /// Adds the tokens earned over `seconds`; unpauses when there are some. Loop thread.
@@ -326,6 +328,12 @@ final class Connection {
         if download.engine.turnIsOver() {
             isPausedForTurn = true
             download.engine.pausedForTurn.append(self)
+            return tdl_writefunc_pause()
+        }
+        // The worker is behind with the writes (a slow disk, a long sync): the bytes wait in
+        // curl until it catches up, so they fill neither memory nor the loop's time.
+        if download.engine.writesAreBacklogged {
+            download.engine.pauseForWrites(self)
             return tdl_writefunc_pause()
         }
         if makesWayForSmallerReads {

@@ -24,7 +24,11 @@ public final class CurlEngine: TransferEngine {
     var downloads: [String: FileDownload] = [:]
     /// Bytes handed to the worker and not yet written (see `FileDownload.writePending`).
     let queuedWriteBytes = ByteCounter()
-    static let maxQueuedWriteBytes = 32 << 20
+    /// At this many queued bytes transfers pause until the worker has written half of them
+    /// (see `CurlEngine+WriteBacklog`); a variable for tests.
+    var writeBacklogLimit = 32 << 20
+    /// Connections paused because the worker is behind with the writes.
+    var pausedForWrites: [Connection] = []
     /// Truncations queued on the worker and not yet done. While there are any, every write
     /// goes through the worker too: one written by the loop could land before the truncation
     /// and be erased by it (truncations are rare: restarts from zero, failed checks).
@@ -108,7 +112,7 @@ public final class CurlEngine: TransferEngine {
         let live = Set(downloads.values.flatMap(\.connections).map(ObjectIdentifier.init))
         for connection in paused where connection.isPausedForTurn {
             connection.isPausedForTurn = false
-            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused else { continue }
+            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused, !connection.isPausedForWrites else { continue }
             continueTransfer(connection)
         }
     }
@@ -161,6 +165,8 @@ public final class CurlEngine: TransferEngine {
         if limited { timeout = min(timeout, 20) }
         // Connections paused at the end of the last turn have data waiting: no sleeping.
         if !pausedForTurn.isEmpty { timeout = 0 }
+        // The worker wakes the loop when it catches up; this is only a fallback.
+        if !pausedForWrites.isEmpty { timeout = min(timeout, 50) }
         if let next = timers.min() {
             timeout = max(0, min(timeout, Int((next - now) * 1000) + 1))
         }
@@ -172,6 +178,7 @@ public final class CurlEngine: TransferEngine {
         performDeadline = now + Self.turnBudget
         watch.begin(waitFDs, at: now)
         resumeTurnPaused()
+        resumeWritePaused()
         var running: Int32 = 0
         withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity

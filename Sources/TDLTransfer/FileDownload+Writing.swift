@@ -1,7 +1,7 @@
 import TDLCore
 
 /// Body bytes into the part file: gathered per connection, written in large pieces by the
-/// loop or the worker, always before a checkpoint, the end of a connection or a stop.
+/// worker, always before a checkpoint, the end of a connection or a stop.
 extension FileDownload {
     /// Body bytes are gathered per connection and written in pieces of this size: curl hands
     /// them over a few KiB at a time, and one pwrite each was most of a small file's cost.
@@ -20,7 +20,7 @@ extension FileDownload {
                 connection.pending.reserveCapacity(Self.gatherSize)
             }
             connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: n))
-            if connection.pending.count >= Self.gatherSize, let error = writePending(connection, inBackground: false) {
+            if connection.pending.count >= Self.gatherSize, let error = writePending(connection) {
                 connection.stopReason = .writeFailed(error)
                 return 0
             }
@@ -29,36 +29,36 @@ extension FileDownload {
         return n
     }
 
-    /// Writes a connection's gathered bytes. The last bytes of a transfer (all of a small file)
-    /// go to the worker, which writes them while the loop goes on with the network: for many
-    /// small files the writes were a fifth of the loop's time. Syncs, truncations and the
-    /// finish are queued behind them on the same serial worker, so they always see these
-    /// bytes. A full buffer in the middle of a transfer is written by the loop itself
-    /// (`inBackground` false): handing every 256 KiB of a large file to the other thread cost
-    /// half as much CPU again, for no gain in time. When too much waits on the worker (a slow
-    /// disk, a long fdatasync ahead) the loop writes too, so memory does not fill up.
+    /// Hands a connection's gathered bytes to the worker, which writes them while the loop
+    /// goes on with the network, keys and the screen: a `pwrite` on the loop could wait
+    /// 30–200 ms for the kernel's writeback. Syncs, truncations and the finish are queued
+    /// behind them on the same serial worker, so they always see these bytes, and a
+    /// checkpoint counts only bytes written and synced. Transfers pause while too much waits
+    /// (`CurlEngine+WriteBacklog`); past `writeQueueCap` (a transfer that cannot pause) the
+    /// loop writes itself, so memory stays bounded.
     /// A failed write by the loop is taken back from `written`; one by the worker is kept by
     /// the part file, which then fails every later sync.
-    func writePending(_ connection: Connection, inBackground: Bool = true) -> FileError? {
+    func writePending(_ connection: Connection) -> FileError? {
         guard let part, !connection.pending.isEmpty else { return nil }
         let count = connection.pending.count
         let offset = connection.pendingOffset
         bytesSinceWriteback += Int64(count)
         let startWriteback = bytesSinceWriteback >= 32 << 20
         if startWriteback { bytesSinceWriteback = 0 }
-        let mustQueue = engine.truncationsQueued > 0
-        if mustQueue || inBackground && engine.queuedWriteBytes.value + count <= CurlEngine.maxQueuedWriteBytes {
+        if engine.truncationsQueued > 0 || engine.queuedWriteBytes.value + count <= engine.writeQueueCap {
             engine.queuedWriteBytes.add(count)
             let bytes = connection.pending
             connection.pending = []
             let takenIn = checkpoints.generation
-            engine.worker.run({ [queued = engine.queuedWriteBytes] in
+            let lowWater = engine.writeBacklogLowWater
+            engine.worker.run({ [queued = engine.queuedWriteBytes] () -> QueuedWrite in
                 let error = part.writeQueued(bytes, at: offset)
-                queued.add(-count)
+                let left = queued.add(-count)
                 if startWriteback { part.startWriteback() }
-                return error
-            }, wakesLoop: { $0 != nil }, then: { error in
-                if let error, takenIn == self.checkpoints.generation { self.queuedWriteFailed(error) }
+                // Down to the low water: transfers paused for writes may go on.
+                return QueuedWrite(error: error, drained: left <= lowWater && left + count > lowWater)
+            }, wakesLoop: { $0.error != nil || $0.drained }, then: { done in
+                if let error = done.error, takenIn == self.checkpoints.generation { self.queuedWriteFailed(error) }
             })
             return nil
         }
@@ -96,4 +96,11 @@ extension FileDownload {
         }
         return firstError
     }
+}
+
+/// What a queued write tells the loop: its failure, and whether it brought the queue down to
+/// the low water (see `CurlEngine+WriteBacklog`).
+struct QueuedWrite: Sendable {
+    let error: FileError?
+    let drained: Bool
 }
