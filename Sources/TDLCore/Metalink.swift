@@ -154,16 +154,16 @@ public struct Metalink: Sendable, Equatable {
         return order.lazy.compactMap { algorithm in checksums.first { $0.algorithm == algorithm } }.first
     }
 
-    /// One download per file: its best URL, the others as mirrors, its name and checksum
-    /// (the document's over `options`': it knows its files), and `options`' other fields.
-    /// A checksum given is one file's: it stands for a file without one only in a document of
-    /// one file (see `ignoredChecksumNote`).
+    /// One download per file: its best URL, the others as mirrors, its name and checksum,
+    /// and `options`' other fields. A checksum given is one file's: in a document of one file
+    /// it is that file's, over the document's own (the user pinned it; the document is any
+    /// server's); in a document of several it is no file's (see `ignoredChecksumNote`).
     public func requests(options: DownloadOptions = DownloadOptions()) -> [DownloadRequest] {
         let given = files.count == 1 ? options.checksum : nil
         return files.map { file in
             var own = options
             own.fileName = file.name
-            own.checksum = file.checksum ?? given
+            own.checksum = given ?? file.checksum
             own.mirrors = file.urls.count > 1 ? Array(file.urls.dropFirst()) : nil
             own.expectedSize = file.size
             return DownloadRequest(url: file.urls[0], options: own)

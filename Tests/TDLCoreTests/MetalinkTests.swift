@@ -85,6 +85,14 @@ import Testing
             """)
         #expect(one.requests(options: DownloadOptions(checksum: given))[0].options.checksum == given)
         #expect(one.ignoredChecksumNote(given: given) == nil)
+        // A document's own hash does not replace the one the user pinned: a server could name
+        // the hash of whatever file it serves.
+        let hashed = try Self.parse("""
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a"><url>http://h/a</url>
+            <hash type="sha-256">\(Docs.sha256)</hash></file></metalink>
+            """)
+        #expect(hashed.requests()[0].options.checksum?.hex == Docs.sha256)
+        #expect(hashed.requests(options: DownloadOptions(checksum: given))[0].options.checksum == given)
     }
 
     /// The indentation between thousands of files is no text of `<files>`: a pretty-printed
