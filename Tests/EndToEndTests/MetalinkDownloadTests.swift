@@ -191,6 +191,29 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/slowly.bin"), sha)
     }
 
+    /// Quitting while a typed document is still being read drops it: once the screen is gone,
+    /// stderr says that nothing was added from it.
+    func testQuittingWhileAMetalinkIsReadSaysNothingWasAddedFromIt() throws {
+        let site = TemporaryDirectory("tdl-metalink-site")
+        try Self.document(name: "never.bin", sha256: nil, urls: [fileURL("never.bin", seed: 2)])
+            .write(toFile: site.file("never.meta4"), atomically: true, encoding: .utf8)
+        let portFile = site.file("port")
+        let holder = try Self.holdingServer(serving: site.file("never.meta4"), until: site.file("release"), portFile: portFile)
+        defer { holder.terminate(); holder.waitUntilExit() }
+        XCTAssertTrue(Processes.waitUntil(timeout: 15) { FileManager.default.fileExists(atPath: portFile) }, "the holding server did not start")
+        let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let script = work.file("script")
+        try ["a", ":type http://127.0.0.1:\(port)/never.meta4", "<Enter>", "q"].joined(separator: "\n")
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["-d", downloads], home: home.path,
+                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
+                                       timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("a Metalink document was still being read: nothing was added from it"), result.stderr)
+        let listed = try Processes.tdl(["list"], home: home.path, timeout: 30)
+        XCTAssertFalse(listed.stdout.contains("never.bin"), listed.stdout)
+    }
+
     /// An HTTP server that answers every request with `document` only once `release` exists;
     /// it writes its port to `portFile` when it listens.
     static func holdingServer(serving document: String, until release: String, portFile: String) throws -> Process {
