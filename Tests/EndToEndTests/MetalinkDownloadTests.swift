@@ -183,7 +183,7 @@ final class MetalinkDownloadTests: FaultServerTestCase {
             let prompt = try String(contentsOfFile: typed, encoding: .utf8)
             XCTAssertTrue(prompt.contains("Add URL(s): meanwhile"), prompt)
         }
-        FileManager.default.createFile(atPath: release, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: release, contents: Data()))
         XCTAssertTrue(Processes.waitUntil(timeout: 60) { !tdl.isRunning }, "tdl did not end")
         XCTAssertEqual(tdl.terminationStatus, 0, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         let after = try String(contentsOfFile: last, encoding: .utf8)
