@@ -11,8 +11,8 @@ final class RefusingStore: SessionStore {
     /// The names each refused commit carried, and the names of each commit taken.
     private(set) var refused: [Set<String>] = []
     private(set) var taken: [Set<String>] = []
-    /// The part files in `folder` at each refusal: none may be under a name not yet committed.
-    private(set) var partsAtRefusal: [[String]] = []
+    /// The files in `folder` at each refusal: none may be there under a name not yet committed.
+    private(set) var filesAtRefusal: [[String]] = []
     let folder: String
 
     init(folder: String, names: Set<String>) {
@@ -26,7 +26,7 @@ final class RefusingStore: SessionStore {
         let carried = Set(changes.upserted.map(\.fileName)).intersection(names)
         guard refusing, !carried.isEmpty else { return taken.append(carried) }
         refused.append(carried)
-        partsAtRefusal.append(Self.parts(in: folder))
+        filesAtRefusal.append(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted())
         throw CocoaError(.fileWriteOutOfSpace)
     }
 
@@ -58,12 +58,12 @@ final class NameCommitTests: FaultServerTestCase {
 
         // Turns a while apart, so both first answers wait in the same turn and are settled together.
         let deadline = Date().addingTimeInterval(20)
-        while !urls.allSatisfy({ url in reported.contains { Self.isNotRecorded($0, url) } }), Date() < deadline {
+        while !urls.allSatisfy({ url in reported.contains { Self.isNotRecorded($0, url) } }), manager.isBusy, Date() < deadline {
             _ = manager.runOnce(timeoutMs: 0)
             Thread.sleep(forTimeInterval: 0.2)
         }
         XCTAssertEqual(store.refused.first, ["one.bin", "two.bin"], "both names reported ahead went out in one commit")
-        XCTAssertTrue(store.partsAtRefusal.allSatisfy(\.isEmpty), "a part file before its name was committed: \(store.partsAtRefusal)")
+        XCTAssertTrue(store.filesAtRefusal.allSatisfy(\.isEmpty), "a file before its name was committed: \(store.filesAtRefusal)")
         XCTAssertEqual(RefusingStore.parts(in: downloads.path), [], "a part file under a name the session does not hold")
         for url in urls {
             XCTAssertTrue(reported.contains { Self.isNotRecorded($0, url) }, "\(url) did not stop as not recorded")
