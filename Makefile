@@ -36,9 +36,9 @@ tsan: test-deps
 		| grep -v "prohibited flag"; status=$${PIPESTATUS[0]}; \
 	if ls $(TSAN_REPORTS)/report.* >/dev/null 2>&1; then cat $(TSAN_REPORTS)/report.*; exit 1; fi; exit $$status
 
-# The Swift runtime and Foundation linked in: a start takes 20 ms instead of 35 (a larger
-# binary), which shows when a script runs tdl many times or fetches small files. No $ORIGIN
-# run path: the loader looked for each library in the binary's own folder first.
+# The Swift runtime and Foundation linked in: a quicker start for a larger binary, which
+# shows when a script runs tdl many times or fetches small files (docs/measurements.md).
+# No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
 

@@ -6,7 +6,11 @@ extension DownloadManager {
         switch event {
         case let .resolved(url, fileName, size, mimeType, etag, lastModified, finalURL, commitNow):
             guard var task = tasks[url] else { return }
-            // Told again what it was told (and committed) before: nothing to write.
+            // The same as the task in memory: nothing new to write. This stands for the session
+            // because every change to `tasks[url]` is either committed or marked dirty (and then
+            // written by the next flush, which `commitNow` asks for here). A name reported ahead
+            // is marked dirty, so it is committed even if its file is never made (the download
+            // stopped in between): the name then stays the task's, with no file under it yet.
             let same = task.fileName == fileName && task.size == size && task.mimeType == mimeType && task.etag == etag
                 && task.lastModified == lastModified && task.finalURL == (finalURL ?? url)
             // The type sort also reads the MIME type.

@@ -4,7 +4,7 @@ enum TaskColumn: Int32, CaseIterable {
     case url, fileName, directory, addTime, state, customName, mimeType, size, received, failReason
     case finalURL, etag, lastModified, retries, note, metaInfo, deletedAt, completedPath, options
 
-    /// The column's name in SQL, the case's own. Spelled out: `"\(self)"` had the runtime
+    /// The column's name in SQL, the case's own. Spelled out: `"\(self)"` makes the runtime
     /// search every protocol conformance of the binary at start, to print the case.
     var name: String {
         switch self {

@@ -60,8 +60,9 @@ public final class TerminalApp {
     var script: ScriptRunner?
     /// Text between the terminal's paste brackets, gathered until the closing one (it may come a turn later).
     var pasting: String?
-    /// Typed documents being read (`expandURLs`): a script's `:wait-idle` waits for them.
-    var expansionsPending = 0
+    /// Typed documents being read (`expandURLs`): a script's `:wait-idle` waits for them, and
+    /// the owner says after the screen is gone that those left unread added nothing.
+    public internal(set) var expansionsPending = 0
 
     public init(manager: DownloadManager, options: Options) {
         self.manager = manager

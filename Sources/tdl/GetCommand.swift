@@ -72,9 +72,7 @@ struct GetCommand: ParsableCommand {
         if output != nil && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) > 1 {
             throw ValidationError("-o names one file: give exactly one URL")
         }
-        if let limitRate {
-            do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
-        }
+        try RunRateLimit.validate(limitRate)
         if !request.mirror.isEmpty && urls.count + (request.curl == nil ? 0 : 1) + (inputFile == nil ? 0 : 2) != 1 {
             throw ValidationError("--mirror names other URLs of one file: give exactly one URL (or tab-separated URLs in -i)")
         }
@@ -181,7 +179,7 @@ struct GetCommand: ParsableCommand {
         // -j, -x and --limit-rate are this run's, never saved: a run that is killed leaves the
         // session's own settings, and the next tdl is not capped by surprise.
         manager.useRunLimits(RunLimits(maxDownloadCount: jobs ?? max(manager.maxDownloadCount, 5), connectionsPerDownload: connections,
-                                       globalRateLimit: limitRate.map { RateText.value($0).flatMap { $0 > 0 ? $0 : nil } }))
+                                       globalRateLimit: limitRate.map { RunRateLimit.cap($0) ?? nil }))
         getRun.run(requests(entries, userData: false), quiet: quiet)
     }
 }

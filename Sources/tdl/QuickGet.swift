@@ -1,7 +1,7 @@
 /// `tdl get URL…` with only `-o NAME`, `-d DIR`, `-q`, `--home DIR` and `--session NAME`,
 /// read without ArgumentParser: its reflection over get's option groups, its check for
-/// `--generate-completion-script` and the runtime's conformance lookups on the way took 3–5
-/// ms of a run that downloads one small file in under 20.
+/// `--generate-completion-script` and the runtime's conformance lookups on the way are a
+/// large part of a run that downloads one small file (docs/measurements.md).
 ///
 /// Every other form, and any of these whose checks do not pass, goes to ArgumentParser, which
 /// gives the command, the error or the help it always gave. `tdl debug quick-get` compares

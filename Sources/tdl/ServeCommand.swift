@@ -29,9 +29,7 @@ struct ServeCommand: ParsableCommand {
     var limitRate: String?
 
     func validate() throws {
-        if let limitRate {
-            do { _ = try RateText.parse(limitRate) } catch { throw ValidationError("--limit-rate: \(error)") }
-        }
+        try RunRateLimit.validate(limitRate)
     }
 
     mutating func run() throws {
@@ -43,11 +41,8 @@ struct ServeCommand: ParsableCommand {
         hookOptions.save(into: session)
         schedule.save(into: session.manager, config: config)
         // This run's cap, never saved, as `tdl get --limit-rate`; else the config file's.
-        if let rate = limitRate.flatMap(RateText.value) {
-            manager.useRunLimits(RunLimits(globalRateLimit: .some(rate > 0 ? rate : nil)))
-        } else {
-            UserConfig.useRateLimit(of: config, in: manager)
-        }
+        let capped = limitRate.map { RunRateLimit.use($0, in: manager) } ?? false
+        if !capped { UserConfig.useRateLimit(of: config, in: manager) }
         if let notice = session.notice { warn(notice) }
         // Before the server: its handlers are in place for the first request's turn.
         let loop = SessionLoop(manager: manager, control: session.control)

@@ -85,12 +85,19 @@ struct UICommand: ParsableCommand {
                 : "\(n) interrupted download\(plural) wait\(n == 1 ? "s" : ""), paused (p resumes)")
         }
         options.startMessage = messages.isEmpty ? nil : messages.joined(separator: "; ")
-        TerminalApp(manager: session.manager, options: options).run()
+        let app = TerminalApp(manager: session.manager, options: options)
+        app.run()
         rpcServer?.stop()
         session.manager.shutdown()
         session.control?.shutDown()
         // The screen is gone: what the message line said must outlive it.
         if let notice = session.notice { warn(notice) }
+        // Quitting drops a document still being read: a person must not think its files were added.
+        if app.expansionsPending > 0 {
+            let one = app.expansionsPending == 1
+            warn(one ? "a Metalink document was still being read: nothing was added from it"
+                     : "\(app.expansionsPending) Metalink documents were still being read: nothing was added from them")
+        }
         if let saveError = session.manager.lastError {
             warn(saveError)
             Foundation.exit(ExitStatus.session)

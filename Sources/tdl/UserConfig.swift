@@ -27,8 +27,8 @@ enum UserConfig {
     /// The file's limit-rate for a run without --limit-rate (the list, `tdl serve`): this
     /// run's cap, never saved; a cap set on the screen or over RPC replaces it.
     static func useRateLimit(of config: ConfigFile?, in manager: DownloadManager) {
-        guard let text = config?.value("limit-rate")?.value, let rate = RateText.value(text) else { return }
-        manager.useRunLimits(RunLimits(globalRateLimit: .some(rate > 0 ? rate : nil)))
+        guard let text = config?.value("limit-rate")?.value else { return }
+        RunRateLimit.use(text, in: manager)
     }
 
     /// Gives a downloading manager what the file sets for the run.

@@ -150,37 +150,100 @@ final class MetalinkDownloadTests: FaultServerTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/prompted.bin"), sha)
     }
 
-    /// A document typed at the add prompt is fetched off the loop: while a slow server sends
-    /// it, the message line says so and keys are answered (here a second add prompt, typed
-    /// into); its file is added when it arrives.
+    /// A document typed at the add prompt is fetched off the loop: while the server holds it
+    /// back, the message line says so and keys are answered (here a second add prompt, typed
+    /// into); its file is added when it arrives. The test releases the document only after the
+    /// keys took effect, so no timing is assumed.
     func testASlowMetalinkAtTheAddPromptLeavesTheScreenAnswering() throws {
         let sha = try server.sha256(name: "slow.bin", size: Self.size, seed: 13)
         let site = TemporaryDirectory("tdl-metalink-site")
-        // About 600 bytes at 100 bytes a second: the document takes some 5 s to arrive.
-        let padding = "<!-- " + String(repeating: "slow ", count: 60) + "-->\n"
-        try (Self.document(name: "slowly.bin", sha256: sha, urls: [fileURL("slow.bin", seed: 13)]) + padding)
+        try Self.document(name: "slowly.bin", sha256: sha, urls: [fileURL("slow.bin", seed: 13)])
             .write(toFile: site.file("slow.meta4"), atomically: true, encoding: .utf8)
-        let nginx = try LoopbackNginx(root: site.path, rateLimit: "100")
+        let release = site.file("release"), portFile = site.file("port")
+        let holder = try Self.holdingServer(serving: site.file("slow.meta4"), until: release, portFile: portFile)
+        defer { holder.terminate(); holder.waitUntilExit() }
+        XCTAssertTrue(Processes.waitUntil(timeout: 15) { FileManager.default.fileExists(atPath: portFile) }, "the holding server did not start")
+        let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let first = work.file("first.txt"), typed = work.file("typed.txt"), last = work.file("last.txt"), script = work.file("script")
-        try ["a", ":type \(nginx.url("slow.meta4"))", "<Enter>", ":save-display \(first)", "a", ":type meanwhile",
+        try ["a", ":type http://127.0.0.1:\(port)/slow.meta4", "<Enter>", ":save-display \(first)", "a", ":type meanwhile",
              ":save-display \(typed)", "<Esc>", ":wait-idle 40", ":save-display \(last)", "q"].joined(separator: "\n")
             .write(toFile: script, atomically: true, encoding: .utf8)
-        let started = Date()
-        let result = try Processes.tdl(["-d", downloads], home: home.path,
-                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
-                                       timeout: 90)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let during = try String(contentsOfFile: first, encoding: .utf8)
-        XCTAssertTrue(during.contains("fetching http://127.0.0.1:"), during)
-        XCTAssertFalse(during.contains("slowly.bin"), during)
-        let prompt = try String(contentsOfFile: typed, encoding: .utf8)
-        XCTAssertTrue(prompt.contains("Add URL(s): meanwhile"), prompt)
-        let shownAt = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: typed)[.modificationDate] as? Date)
-        XCTAssertLessThan(shownAt.timeIntervalSince(started), 3.5, "the keys waited for the fetch")
-        XCTAssertGreaterThan(Date().timeIntervalSince(started), 4, "the document came slowly")
+        let (tdl, stderr) = try Processes.start(Processes.tdlBinary, ["-d", downloads],
+                                                environment: ["TDL_HOME": home.path, "TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20",
+                                                              "NO_COLOR": "1", "LC_ALL": "C.UTF-8"])
+        defer { if tdl.isRunning { tdl.terminate() } }
+        // The second prompt is shown and typed into while the document is still held back.
+        let answered = Processes.waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: typed) }
+        XCTAssertTrue(answered, "the keys waited for the fetch")
+        XCTAssertTrue(tdl.isRunning)
+        if answered {
+            let during = try String(contentsOfFile: first, encoding: .utf8)
+            XCTAssertTrue(during.contains("fetching http://127.0.0.1:"), during)
+            XCTAssertFalse(during.contains("slowly.bin"), during)
+            let prompt = try String(contentsOfFile: typed, encoding: .utf8)
+            XCTAssertTrue(prompt.contains("Add URL(s): meanwhile"), prompt)
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: release, contents: Data()))
+        XCTAssertTrue(Processes.waitUntil(timeout: 60) { !tdl.isRunning }, "tdl did not end")
+        XCTAssertEqual(tdl.terminationStatus, 0, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         let after = try String(contentsOfFile: last, encoding: .utf8)
         XCTAssertTrue(after.contains("slowly.bin"), after)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads + "/slowly.bin"), sha)
+    }
+
+    /// Quitting while a typed document is still being read drops it: once the screen is gone,
+    /// stderr says that nothing was added from it.
+    func testQuittingWhileAMetalinkIsReadSaysNothingWasAddedFromIt() throws {
+        let site = TemporaryDirectory("tdl-metalink-site")
+        try Self.document(name: "never.bin", sha256: nil, urls: [fileURL("never.bin", seed: 2)])
+            .write(toFile: site.file("never.meta4"), atomically: true, encoding: .utf8)
+        let portFile = site.file("port")
+        let holder = try Self.holdingServer(serving: site.file("never.meta4"), until: site.file("release"), portFile: portFile)
+        defer { holder.terminate(); holder.waitUntilExit() }
+        XCTAssertTrue(Processes.waitUntil(timeout: 15) { FileManager.default.fileExists(atPath: portFile) }, "the holding server did not start")
+        let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let script = work.file("script")
+        try ["a", ":type http://127.0.0.1:\(port)/never.meta4", "<Enter>", "q"].joined(separator: "\n")
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Processes.tdl(["-d", downloads], home: home.path,
+                                       environment: ["TDL_SCRIPT": script, "TDL_SCRIPT_SIZE": "100x20", "NO_COLOR": "1", "LC_ALL": "C.UTF-8"],
+                                       timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("a Metalink document was still being read: nothing was added from it"), result.stderr)
+        let listed = try Processes.tdl(["list"], home: home.path, timeout: 30)
+        XCTAssertFalse(listed.stdout.contains("never.bin"), listed.stdout)
+    }
+
+    /// An HTTP server that answers every request with `document` only once `release` exists;
+    /// it writes its port to `portFile` when it listens.
+    static func holdingServer(serving document: String, until release: String, portFile: String) throws -> Process {
+        let code = """
+            import http.server, os, sys, time
+            document, release, port_file = sys.argv[1:4]
+            class Held(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    while not os.path.exists(release):
+                        time.sleep(0.05)
+                    body = open(document, "rb").read()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/metalink4+xml")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Held)
+            with open(port_file + ".new", "w") as f:
+                f.write(str(server.server_address[1]))
+            os.rename(port_file + ".new", port_file)
+            server.serve_forever()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Processes.which("python3") ?? "/usr/bin/python3")
+        process.arguments = ["-c", code, document, release, portFile]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     /// A document served over HTTP, named in an input file with its own folder: both files of

@@ -53,6 +53,27 @@ final class QuickGetTests: XCTestCase {
         }
     }
 
+    /// Values that look like words ArgumentParser treats apart (help, an empty folder, a
+    /// non-ASCII name, `-`, `--dir=`): each is read as ArgumentParser reads it, or left to it.
+    func testEdgeFormsAreReadTheSameOrLeftToArgumentParser() throws {
+        let url = "http://127.0.0.1:9/a.bin"
+        let forms: [[String]] = [
+            ["get", "-o", "help", url],
+            ["get", "-d", "", url],
+            ["get", "-o", "é.bin", url],
+            ["get", "-", url],
+            ["get", "--dir=x", url],
+        ]
+        for form in forms {
+            let check = try reading(form)
+            XCTAssertEqual(check.status, 0, "\(form) is read otherwise than ArgumentParser reads it: \(check.text)")
+            XCTAssertTrue(["quick", "parser"].contains(check.text), "\(form): \(check.text)")
+        }
+        // Options given with `=` and a lone `-` are never read quickly.
+        XCTAssertEqual(try reading(["get", "--dir=x", url]).text, "parser")
+        XCTAssertEqual(try reading(["get", "-", url]).text, "parser")
+    }
+
     /// A form that looks quick but fails a check gets ArgumentParser's message and status.
     func testAFailedCheckIsToldAsBefore() throws {
         let home = TemporaryDirectory()

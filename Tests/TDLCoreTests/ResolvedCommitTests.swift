@@ -34,4 +34,35 @@ final class ResolvedCommitTests: XCTestCase {
         XCTAssertEqual(store.commits.count, before + 2, "a changed name is committed at once")
         XCTAssertEqual(store.commits.last?.upserted.map(\.fileName), ["b (1).bin"])
     }
+
+    /// The commit that carries names reported ahead fails: neither counts as recorded (the
+    /// engine makes no file under them), and the next commit that succeeds carries both.
+    func testNamesReportedAheadWhoseCommitFailsAreCommittedTogetherByTheRetry() throws {
+        let store = FakeStore(SessionSnapshot(tasks: [], settings: SessionSettings()))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: NSTemporaryDirectory(), engine: engine, store: store)
+        _ = try manager.load()
+        let a = "https://example.com/a", b = "https://example.com/b"
+        manager.add([a, b])
+        manager.flush()
+        let before = store.commits.count
+        func resolved(_ url: String, _ name: String, commitNow: Bool) {
+            engine.onEvent?(.resolved(url: url, fileName: name, size: 5, mimeType: nil, etag: nil, lastModified: nil,
+                                      finalURL: nil, commitNow: commitNow))
+        }
+        resolved(a, "a.bin", commitNow: false)
+        resolved(b, "b.bin", commitNow: false)
+        store.refusing = true
+        resolved(a, "a.bin", commitNow: true)
+        XCTAssertEqual(engine.isRecorded?(a), false, "a's file would be made under a name the session does not hold")
+        resolved(b, "b.bin", commitNow: true)
+        XCTAssertEqual(engine.isRecorded?(b), false, "b's file would be made under a name the session does not hold")
+        XCTAssertEqual(store.commits.count, before)
+
+        store.refusing = false
+        manager.flush()
+        XCTAssertEqual(engine.isRecorded?(a), true)
+        XCTAssertEqual(store.commits.count, before + 1)
+        XCTAssertEqual(Set(store.commits.last?.upserted.map(\.fileName) ?? []), ["a.bin", "b.bin"], "the retry carries both names")
+    }
 }

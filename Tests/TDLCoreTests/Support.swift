@@ -49,9 +49,14 @@ final class FakeEngine: TransferEngine {
 final class FakeStore: SessionStore {
     var snapshot: SessionSnapshot
     var commits: [SessionChanges] = []
+    /// While set, every commit throws (a full disk) and is not kept.
+    var refusing = false
     init(_ snapshot: SessionSnapshot) { self.snapshot = snapshot }
     func load() throws -> SessionSnapshot { snapshot }
-    func commit(_ changes: SessionChanges) throws { commits.append(changes) }
+    func commit(_ changes: SessionChanges) throws {
+        if refusing { throw CocoaError(.fileWriteOutOfSpace) }
+        commits.append(changes)
+    }
 }
 
 /// A settable clock: noon today, so add-time sections are predictable.
