@@ -7,4 +7,14 @@ extension DownloadManager {
         markDirty(url)
         emit(.taskChanged(url))
     }
+
+    /// A `metaInfo` key ending so notes something about the task's stay in the trash (aria2's
+    /// "removed from the queue, no result"): it goes when the task leaves the trash.
+    public static let trashNoteSuffix = "@trash"
+
+    /// Drops the task's notes on its stay in the trash (it is leaving it).
+    func dropTrashNotes(of url: String) {
+        guard let keys = tasks[url]?.metaInfo.keys.filter({ $0.hasSuffix(Self.trashNoteSuffix) }), !keys.isEmpty else { return }
+        for key in keys { tasks[url]?.metaInfo[key] = nil }
+    }
 }

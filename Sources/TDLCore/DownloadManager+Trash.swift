@@ -103,6 +103,7 @@ extension DownloadManager {
         toDeleteList.removeAll { wanted.contains($0) }
         for url in restored {
             tasks[url]?.deletedAt = nil
+            dropTrashNotes(of: url)
             if let state = tasks[url]?.state { trackState(url, state) }
             markDirty(url)
         }

@@ -66,6 +66,11 @@ public final class Aria2Notifier {
         }
         let status = Aria2Terms.status(of: task)
         guard last[url] != status else { return }
+        if Aria2Terms.isDropped(task) {
+            // Gone from aria2's queues with no result: nothing to tell.
+            last[url] = status
+            return
+        }
         if !definite && last[url] == nil && [.complete, .error, .removed].contains(status) { return }
         last[url] = status
         if let method = Self.method(for: status) {

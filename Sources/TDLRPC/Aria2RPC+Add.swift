@@ -44,13 +44,16 @@ extension Aria2RPC {
         // download's (see `EarlierAttempt`).
         let key = DownloadRequest(url: url).url
         let before = manager.task(key).map { _ in statusStruct(of: key) }
+        // One removed from the waiting queue left aria2 no result: it comes back with a new
+        // GID, and its old one stays unknown.
+        let hadResult = !(manager.task(key).map(Aria2Terms.isDropped) ?? false)
         let result = manager.add([DownloadRequest(url: url, options: options)])
         manager.downloadNewFileImmediately = startsNew
         if let rejected = result.rejected.first { throw RPCFault(1, "\(rejected.url): \(rejected.reason)") }
         if let notApplied = result.notApplied.first { throw RPCFault(1, "\(notApplied.url): \(notApplied.reason)") }
         let added = result.added.first ?? result.existing.first ?? url
         if !kept.isEmpty { keptOptions[added, default: [:]].merge(kept) { $1 } }
-        if result.added.isEmpty, let before { startNewAttempt(of: added, before: before) }
+        if result.added.isEmpty, let before { startNewAttempt(of: added, before: hadResult ? before : nil) }
         if paused {
             if result.added.isEmpty { manager.pauseTasks([added]) }
         } else if result.added.isEmpty, let task = manager.task(added), task.state != .finished, !task.state.isActive {

@@ -13,11 +13,17 @@ extension Aria2RPC {
         }
         if before != .active {
             // As aria2: only a running download stops as a removed one (onDownloadStop); one
-            // taken out of the waiting queue (waiting or paused) just goes, with no result.
-            let earlier = manager.task(url).map { Self.earlierAttempts(of: $0).count } ?? 0
-            guard !manager.purgeTasks([url]).isEmpty else { throw RPCFault(1, "GID#\(gid) cannot be removed now") }
+            // taken out of the waiting queue (waiting or paused) just goes, with no result. It
+            // goes to tdl's trash, as any removed one, its part file kept: marked first, so
+            // nothing over RPC (the notifier included) sees it arrive there.
+            manager.setMetaInfo("1", forKey: Aria2Terms.droppedKey, of: url)
+            manager.deleteTasks([url])
+            guard manager.task(url).map(Aria2Terms.isDropped) ?? false else {
+                manager.setMetaInfo(nil, forKey: Aria2Terms.droppedKey, of: url)
+                throw RPCFault(1, "GID#\(gid) cannot be removed now")
+            }
             keptOptions[url] = nil
-            publisher.forgottenStopped += earlier
+            partition = nil
             return .string(gid)
         }
         manager.deleteTasks([url])

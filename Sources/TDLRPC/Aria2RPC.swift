@@ -252,6 +252,11 @@ public final class Aria2RPC {
         for task in tasks() {
             let status = Aria2Terms.status(of: task)
             parts.statuses[task.url] = status
+            // Its earlier attempts are results of their own; it has none.
+            if Aria2Terms.isDropped(task) {
+                if task.metaInfo[Self.earlierKey] != nil { parts.earlier += Self.earlierAttempts(of: task) }
+                continue
+            }
             switch status {
             case .active: parts.active.append(task.url)
             case .waiting, .paused: waiting.append((manager.startRank(of: task.url) ?? 0, task.url))

@@ -13,6 +13,16 @@ public enum Aria2Terms {
     /// new one (in its `metaInfo`, saved with it); without it, the URL's first GID.
     static let gidKey = "aria2.gid"
 
+    /// Marks a task in tdl's trash that aria2 has no trace of: a waiting or paused download
+    /// removed, which aria2 drops with no result. Saved with the task; tdl's trash keeps it
+    /// (and its part file, so adding the URL again resumes), and the mark goes when it leaves.
+    static let droppedKey = "aria2.dropped" + DownloadManager.trashNoteSuffix
+
+    /// In tdl's trash but not in aria2's answers: no GID, no result, no notification.
+    public static func isDropped(_ task: DownloadTask) -> Bool {
+        task.deletedAt != nil && task.metaInfo[droppedKey] != nil
+    }
+
     /// A task's GID now.
     public static func gid(of task: DownloadTask) -> String { gidText(gidNumber(of: task)) }
 

@@ -40,16 +40,17 @@ extension Aria2RPC {
 
     /// Gives the task of `url` a new GID, for the attempt an `addUri` of its URL starts. Its
     /// GID until now becomes an earlier attempt whose result is `before`, the task's status
-    /// struct as it was before the add.
-    func startNewAttempt(of url: String, before: JSON) {
+    /// struct as it was before the add (nil: it left no result, and its GID is simply gone).
+    func startNewAttempt(of url: String, before: JSON?) {
         guard let task = manager.task(url) else { return }
-        var ended = before
-        if let status = before["status"]?.string, ["active", "waiting", "paused"].contains(status) {
-            ended = ended.setting("status", "removed").setting("errorCode", "31").setting("errorMessage", "")
-        }
-        ended = ended.setting("downloadSpeed", "0").setting("connections", "0")
         var attempts = Self.earlierAttempts(of: task)
-        attempts.append(EarlierAttempt(url: url, gid: Aria2Terms.gidNumber(of: task), endedAt: Date().timeIntervalSince1970, result: ended))
+        if var ended = before {
+            if let status = ended["status"]?.string, ["active", "waiting", "paused"].contains(status) {
+                ended = ended.setting("status", "removed").setting("errorCode", "31").setting("errorMessage", "")
+            }
+            ended = ended.setting("downloadSpeed", "0").setting("connections", "0")
+            attempts.append(EarlierAttempt(url: url, gid: Aria2Terms.gidNumber(of: task), endedAt: Date().timeIntervalSince1970, result: ended))
+        }
         attempts.removeFirst(max(0, attempts.count - Self.maxEarlierAttempts))
         let taken = currentPartition().earlierURLs
         var gid: UInt64

@@ -15,6 +15,9 @@ final class StatusPublisher {
     var forgottenStopped = 0
     /// GIDs downloads had before their URLs were added again: stopped downloads too.
     var earlierCount = 0
+    /// Tasks in tdl's trash that aria2 has no trace of (`Aria2Terms.isDropped`): off the board
+    /// and out of the numbers.
+    private var dropped: Set<String> = []
 
     init(manager: DownloadManager) {
         self.manager = manager
@@ -35,7 +38,8 @@ final class StatusPublisher {
         guard !board.isFilled else { return }
         manager.trackChangedTasks()
         _ = manager.takeChangedTasks()
-        board.fill(with: manager.allTasks)
+        dropped = Set(manager.allTasks.lazy.filter(Aria2Terms.isDropped).map(\.url))
+        board.fill(with: manager.allTasks.lazy.filter { !Aria2Terms.isDropped($0) })
         publishLive()
     }
 
@@ -54,7 +58,13 @@ final class StatusPublisher {
         while !urls.isEmpty {
             var changed: [DownloadTask] = [], forgotten: [String] = []
             for url in urls {
-                if let task = manager.task(url) { changed.append(task) } else { forgotten.append(url) }
+                if let task = manager.task(url), !Aria2Terms.isDropped(task) {
+                    changed.append(task)
+                    dropped.remove(url)
+                } else {
+                    forgotten.append(url)
+                    if manager.task(url) != nil { dropped.insert(url) } else { dropped.remove(url) }
+                }
             }
             // A forgotten task hid another of the same GID: that one is published now.
             urls = Set(board.update(changed, forgotten: forgotten))
@@ -67,7 +77,7 @@ final class StatusPublisher {
         totals.downloadSpeed = manager.overallSpeed
         totals.active = counts[.downloading] ?? 0
         totals.waiting = (counts[.waiting] ?? 0) + (counts[.paused] ?? 0) + (counts[.stopped] ?? 0)
-        totals.stopped = (counts[.finished] ?? 0) + (counts[.failed] ?? 0) + manager.trashCount + earlierCount
+        totals.stopped = (counts[.finished] ?? 0) + (counts[.failed] ?? 0) + manager.trashCount - dropped.count + earlierCount
         totals.stoppedTotal = totals.stopped + forgottenStopped
         totals.defaultConnections = manager.settings.connectionsPerDownload
         board.setLive(manager.activity, totals)

@@ -132,4 +132,47 @@ final class Aria2RetryTests: XCTestCase {
         XCTAssertEqual((report["seen"] as? [String])?.last, "error")
         XCTAssertLessThan(try faults.bodyBytesSent(), size + size / 2, "the bytes were downloaded once")
     }
+
+    /// A paused download removed leaves aria2 no result, but its partial file stays (as
+    /// aria2's does): the URI added again goes on from it, with a new GID.
+    func testARemovedPausedDownloadAddedAgainGoesOnFromItsPartFile() throws {
+        let faults = try FaultServer()
+        let size = 2_000_000
+        let url = faults.url("/file/again.bin?size=\(size)&seed=4&rate=500000")
+        let port = try startServe()
+        let removed = try aria2p(port, """
+            gid = c.add_uri([sys.argv[1]])
+            end = time.time() + 30
+            while int(c.tell_status(gid, ["completedLength"])["completedLength"]) < 800000 and time.time() < end:
+                time.sleep(0.05)
+            c.force_pause(gid)
+            wait_status(gid, ["paused"])
+            c.remove(gid)
+            try:
+                missing = c.tell_status(gid, ["status"])
+            except aria2p.ClientException as e:
+                missing = e.message
+            print(json.dumps({"gid": gid, "missing": missing, "stopped": c.tell_stopped(0, 10, ["gid"]),
+                              "numStopped": c.get_global_stat()["numStopped"]}))
+            """, [url])
+        let old = try XCTUnwrap(removed["gid"] as? String)
+        XCTAssertEqual(removed["missing"] as? String, "GID \(old) is not found")
+        XCTAssertEqual((removed["stopped"] as? [Any])?.count, 0)
+        XCTAssertEqual(removed["numStopped"] as? String, "0")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: downloads.path).filter { $0.hasSuffix(".part") }
+        XCTAssertEqual(parts.count, 1, "the partial file stays")
+        let kept = try parts.first.map { try FileManager.default.attributesOfItem(atPath: downloads.file($0))[.size] as? Int }
+        XCTAssertGreaterThan((kept ?? nil) ?? 0, 0)
+
+        let again = try aria2p(port, """
+            gid = c.add_uri([sys.argv[1]])
+            wait_status(gid, ["complete"])
+            print(json.dumps({"gid": gid, "path": c.get_files(gid)[0]["path"]}))
+            """, [url])
+        XCTAssertNotEqual(again["gid"] as? String, old)
+        let path = try XCTUnwrap(again["path"] as? String)
+        XCTAssertEqual(try Processes.sha256(ofFile: path), try faults.sha256(name: "again.bin", size: size, seed: 4))
+        // Going on from the partial file: the bytes before the remove are not fetched again.
+        XCTAssertLessThan(try faults.bodyBytesSent(), size + 400_000, "the bytes were downloaded once")
+    }
 }
