@@ -1,7 +1,7 @@
 /// aria2c 1.36's answer to `getGlobalOption` when started with no options but `--enable-rpc`:
 /// every option that has a value, with aria2's default, and whether it is also a download's
 /// option (in `getOption`'s answer, the download's own value, else the global one). `~` is
-/// the home folder; `dir` is the folder aria2 starts in. tdl answers these names; where tdl
+/// the home folder (`~/.config`, `~/.cache`: XDG's); `dir` is the folder aria2 starts in. tdl answers these names; where tdl
 /// has the setting it answers its own value (`Aria2RPC+OptionAnswers`), the rest are only
 /// answered back (aria2's default, or the value a client set), not applied.
 enum Aria2OptionDefaults {

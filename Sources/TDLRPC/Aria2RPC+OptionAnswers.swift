@@ -46,11 +46,9 @@ extension Aria2RPC {
     /// client set; a name not here is answered with aria2's default.
     private func globalValues() -> [String: String] {
         let settings = manager.settings
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
         var values: [String: String] = [:]
-        // aria2's paths in the home folder, as aria2c would answer them here.
         for entry in Aria2OptionDefaults.table where entry.value.hasPrefix("~/") {
-            values[entry.name] = home + entry.value.dropFirst()
+            values[entry.name] = Self.homePath(entry.value)
         }
         values.merge(keptGlobalOptions) { $1 }
         let tdls: [String: String] = [
@@ -73,6 +71,17 @@ extension Aria2RPC {
             "rpc-allow-origin-all": settings.rpcAllowOriginAll ? "true" : "false",
         ]
         return values.merging(tdls) { $1 }
+    }
+
+    /// aria2's path in the home folder as aria2c would answer it here: `~/.config` and
+    /// `~/.cache` are `XDG_CONFIG_HOME` and `XDG_CACHE_HOME` when set.
+    static func homePath(_ path: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        for (folder, variable) in [("~/.config/", "XDG_CONFIG_HOME"), ("~/.cache/", "XDG_CACHE_HOME")] where path.hasPrefix(folder) {
+            if let base = environment[variable], !base.isEmpty { return base + "/" + path.dropFirst(folder.count) }
+        }
+        return home + path.dropFirst()
     }
 
     static func aria2Checksum(_ checksum: Checksum) -> String {

@@ -21,7 +21,7 @@ final class Aria2OptionAnswerTests: XCTestCase {
         XCTAssertEqual(global["timeout"], "60")
         XCTAssertEqual(global["allow-overwrite"], "false")
         XCTAssertEqual(global["min-split-size"], "20971520")
-        XCTAssertEqual(global["netrc-path"]?.string, (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc")
+        XCTAssertEqual(global["netrc-path"]?.string, Aria2RPC.homePath("~/.netrc"))
         XCTAssertEqual(f.result("aria2.changeGlobalOption", [["timeout": "30", "lowest-speed-limit": "2K"]]), "OK")
         XCTAssertEqual(f.result("aria2.getGlobalOption")["timeout"], "30", "a value a client set is answered back")
         XCTAssertEqual(keys(f.result("aria2.getGlobalOption")).count, 128)
