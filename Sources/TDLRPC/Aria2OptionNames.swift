@@ -1,4 +1,4 @@
-/// The option names aria2 1.37 knows (its `prefs.cc` and `OptionHandlerFactory.cc`): a
+/// The option names aria2 1.36 and 1.37 know (`prefs.cc`, `OptionHandlerFactory.cc`): a
 /// front end may send any of them. tdl applies those it has (see `Aria2RPC+Options`) and keeps
 /// the others as given, answering them back from `getOption` and `getGlobalOption`; a name
 /// outside this list is refused, as aria2 refuses it.
@@ -44,5 +44,9 @@ enum Aria2OptionNames {
         "ssh-host-key-md", "startup-idle-time", "stderr", "stop", "stop-with-process",
         "stream-piece-selector", "summary-interval", "timeout", "torrent-file", "truncate-console-readout",
         "uri-selector", "use-head", "user-agent", "version",
+        // Missing from the lists above, yet in aria2c 1.36's answers (`Aria2OptionDefaults`).
+        "bt-enable-hook-after-hash-check", "bt-request-peer-speed-limit", "bt-tracker-connect-timeout",
+        "content-disposition-default-utf8", "keep-unfinished-download-result", "max-overall-download-limit",
+        "metalink-enable-unique-protocol", "metalink-preferred-protocol", "optimize-concurrent-downloads",
     ]
 }

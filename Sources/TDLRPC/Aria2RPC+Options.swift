@@ -12,6 +12,9 @@ extension Aria2RPC {
         for (name, value) in pairs {
             try RPCPolicy.refuseCommand(option: name)
             switch value {
+            case .string(let text) where name == "header":
+                // One header, or several a line each: `getOption`'s answer, passed back.
+                for header in text.split(separator: "\n") where !header.isEmpty { try read(name, String(header), into: &options, kept: &kept) }
             case .string(let text): try read(name, text, into: &options, kept: &kept)
             case .number: try read(name, String(value.integer ?? -1), into: &options, kept: &kept)
             case .array(let items) where name == "header":
@@ -70,21 +73,6 @@ extension Aria2RPC {
         if option == .split { kept[name] = text }
     }
 
-    func options(of url: String) -> JSON {
-        guard let task = manager.task(url) else { return .object([]) }
-        var pairs: [(String, JSON)] = [("dir", .string(task.directory)), ("out", .string(task.fileName))]
-        pairs.append(("split", .string(keptOptions[url]?["split"] ?? String(task.options.connections ?? manager.settings.connectionsPerDownload))))
-        pairs.append(("max-download-limit", .string(String(task.options.rateLimit ?? 0))))
-        if let checksum = task.options.checksum {
-            let aria2Name = ["md5": "md5", "sha1": "sha-1", "sha256": "sha-256", "sha512": "sha-512"][checksum.algorithm.rawValue] ?? checksum.algorithm.rawValue
-            pairs.append(("checksum", .string("\(aria2Name)=\(checksum.hex)")))
-        }
-        if let queue = task.options.queue { pairs.append(("queue", .string(queue))) }
-        let named = Set(pairs.map(\.0))
-        pairs += (keptOptions[url] ?? [:]).filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
-        return .object(pairs)
-    }
-
     func changeOption(_ p: Params) throws -> JSON {
         let (_, url) = try task(p)
         guard p.values.count > 1 else { throw p.wrong(1) }
@@ -102,26 +90,6 @@ extension Aria2RPC {
             if let problem = result.notApplied.first ?? result.rejected.first { throw RPCFault(1, problem.reason) }
         }
         return "OK"
-    }
-
-    func globalOptions() -> JSON {
-        let settings = manager.settings
-        let applied: JSON = ["dir": .string(manager.downloadDirectory),
-                "max-concurrent-downloads": .string(String(max(0, settings.maxDownloadCount))),
-                // The cap in force: this run's (`--limit-rate`, the config file's), else the session's.
-                "max-overall-download-limit": .string(String(manager.globalRateLimit ?? 0)),
-                "max-download-limit": .string(String(defaultRateLimit ?? 0)),
-                "split": .string(String(settings.connectionsPerDownload)),
-                "max-connection-per-server": .string(keptGlobalOptions["max-connection-per-server"] ?? "1"),
-                "max-tries": .string(String(settings.maxRetries + 1)),
-                "continue": "true",
-                "enable-rpc": "true",
-                "rpc-listen-port": .string(String(listenPort)),
-                "rpc-listen-all": listenAll ? "true" : "false"]
-        guard case .object(var pairs) = applied else { return applied }
-        let named = Set(pairs.map(\.0))
-        pairs += keptGlobalOptions.filter { !named.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
-        return .object(pairs)
     }
 
     func changeGlobalOption(_ p: Params) throws -> JSON {

@@ -37,7 +37,7 @@ enum Aria2Structs {
             add("errorMessage", "")
         }
         add("dir", .string(task.directory))
-        add("files", [["index": "1", "path": .string(task.filePath), "length": string(total),
+        add("files", [["index": "1", "path": .string(path(of: task)), "length": string(total),
                        "completedLength": string(completed), "selected": "true", "uris": uris(of: task)]])
         return .object(fields)
     }
@@ -55,10 +55,28 @@ enum Aria2Structs {
 
     /// A URL as answers show it: a password in it is "***", as on the screen. A page that
     /// learnt the secret still does not learn the passwords; the GID names the download.
-    static func uri(_ url: String) -> JSON { ["uri": .string(URLCheck.withoutPassword(url)), "status": "used"] }
+    static func uri(_ url: String, used: Bool = true) -> JSON {
+        ["uri": .string(URLCheck.withoutPassword(url)), "status": used ? "used" : "waiting"]
+    }
 
-    /// `getUris`: the download's URL, then its mirrors (any connection may use each).
-    static func uris(of task: DownloadTask) -> JSON { .array(([task.url] + (task.options.mirrors ?? [])).map(uri)) }
+    /// `getUris`: the download's URL, then its mirrors (any connection may use each); all
+    /// `waiting`, as aria2's, until the download first starts.
+    static func uris(of task: DownloadTask) -> JSON {
+        let used = hasStarted(task)
+        return .array(([task.url] + (task.options.mirrors ?? [])).map { uri($0, used: used) })
+    }
+
+    /// A download that never started and has no name given has no path yet: aria2's is "",
+    /// until a server's answer names the file.
+    static func path(of task: DownloadTask) -> String {
+        task.userChoseName || task.finalURL != nil || task.completedPath != nil ? task.filePath : ""
+    }
+
+    /// Started once: running, ended, or with something a server answered.
+    private static func hasStarted(_ task: DownloadTask) -> Bool {
+        let status = Aria2Terms.status(of: task)
+        return !(status == .waiting || status == .paused) || task.finalURL != nil || task.received > 0
+    }
 
     /// `getServers` of an active download.
     static func servers(of task: DownloadTask, speed: Int64) -> JSON {

@@ -47,6 +47,13 @@ def call(endpoint, method, params, secret="sesame"):
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"null")
 
+# Options whose values differ on purpose; every other value of getOption and getGlobalOption
+# must be aria2c's. Each side's own folder and port; tdl's own settings and their defaults
+# (8 connections, 3 downloads at once, 3 retries, always resuming, tdl's User-Agent); the
+# --quiet the side-by-side gives aria2c; "20K" (aria2 counts K as 1024, tdl as 1000).
+OWN_VALUES = {"dir", "rpc-listen-port", "split", "max-connection-per-server", "max-concurrent-downloads",
+              "max-tries", "continue", "user-agent", "quiet", "max-download-limit"}
+
 def shape(v):
     if isinstance(v, dict): return {k: shape(x) for k, x in sorted(v.items())}
     if isinstance(v, list): return [shape(v[0])] if v else []
@@ -61,9 +68,12 @@ def session(endpoint, url, folder):
             out.append((name, status, {"code": answer["error"]["code"], "message": msg}))
         else:
             r = answer["result"]
-            out.append((name, status, shape(r) if how == "shape" else r if how == "value" else sorted(r) if how == "keys" else None))
+            out.append((name, status, shape(r) if how == "shape" else r if how == "value" else sorted(r) if how == "keys"
+                        else {k: v for k, v in r.items() if k not in OWN_VALUES} if how == "options" else None))
         return answer.get("result")
     rec("getVersion", "aria2.getVersion", [], "keys")
+    rec("getGlobalOption keys", "aria2.getGlobalOption", [], "keys")
+    rec("getGlobalOption values", "aria2.getGlobalOption", [], "options")
     gid = rec("addUri", "aria2.addUri", [[url], {"pause": "true", "dir": folder, "max-download-limit": "20K"}])
     rec("tellStatus", "aria2.tellStatus", [gid])
     rec("tellStatus keys", "aria2.tellStatus", [gid, ["status", "totalLength", "errorCode"]], "value")
@@ -79,6 +89,8 @@ def session(endpoint, url, folder):
     rec("unknown method", "aria2.makeHamburger", [])
     rec("changeOption", "aria2.changeOption", [gid, {"max-tries": "4"}], "value")
     rec("getOption max-tries", "aria2.getOption", [gid], None)
+    rec("getOption keys", "aria2.getOption", [gid], "keys")
+    rec("getOption values", "aria2.getOption", [gid], "options")
     rec("unpause", "aria2.unpause", [gid])
     time.sleep(1.5)
     rec("active", "aria2.tellStatus", [gid, ["status"]], "value")
