@@ -217,7 +217,8 @@ final class Connection {
     func setRateLimit(_ bytesPerSecond: Int64?) {
         if rateLimit == nil, let bytesPerSecond { allowance = Double(bytesPerSecond) / 10 }
         rateLimit = bytesPerSecond
-        if readSizeFixed && Self.readSize(forShare: bytesPerSecond) * 4 < readSize {
+        // Never on a server without ranges: the new connection would start the file over.
+        if readSizeFixed && Self.readSize(forShare: bytesPerSecond) * 4 < readSize && download.reconnectsCheaply {
             // It ends at its next read (see `receiveBody`), even if that read waits for tokens now.
             makesWayForSmallerReads = true
             resumeFromLimit()
@@ -289,6 +290,7 @@ final class Connection {
                 stopReason = .rangeIgnored
                 return false
             }
+            download.rangesOffered = true
         }
         return download.answerArrived(self, inCallback: inCallback)
     }

@@ -99,9 +99,10 @@ extension FileDownload {
             return false
         }
         resolved = true
+        let acceptsRanges = Connection.header(headers["accept-ranges"], lists: "bytes") || status == 206
+        if acceptsRanges { rangesOffered = true }
         if let size {
             segments[0].end = size
-            let acceptsRanges = Connection.header(headers["accept-ranges"], lists: "bytes") || status == 206
             if isHTTP && acceptsRanges && !rangesUnsupported && job.connections > 1 && segments.count == 1 && connection.requestStart == 0,
                segments.plan(size: size, connections: job.connections) {
                 engine.worker.later { self.fillConnections() }

@@ -37,6 +37,12 @@ final class FileDownload {
     /// The server answered a range request with the whole file: from now on only whole-file
     /// requests, and a broken transfer starts again from zero (counted, so it cannot loop).
     var rangesUnsupported = false
+    /// A 206 came, or the first answer said `Accept-Ranges: bytes`. Until then a server is not
+    /// trusted with ranges (`python3 -m http.server` answers 200 to every one, and says none).
+    var rangesOffered = false
+    /// Whether a connection may be ended or added for tdl's own reasons (a split, smaller
+    /// reads): only when its rest can be asked for by range. Else that costs every byte so far.
+    var reconnectsCheaply: Bool { !isHTTP || (rangesOffered && !rangesUnsupported) }
     /// When the speeds of the sources were last compared.
     var lastLook: Double = 0
 
@@ -133,7 +139,7 @@ final class FileDownload {
             segments[i].retryAt = nil
             connect(segment: i, source: source)
         }
-        if connections.count < job.connections && resolved && isHTTP && size != nil {
+        if connections.count < job.connections && resolved && isHTTP && size != nil && reconnectsCheaply {
             splitLargestSegment()
         }
     }

@@ -42,6 +42,7 @@ lastmod=none|DATE   drop / override Last-Modified (default fixed date)
 ctype=T             Content-Type (default application/octet-stream)
 cd=V                Content-Disposition: V, written verbatim as latin-1 bytes
 no_range=1          ignore Range, always 200 with the full body
+no_accept_ranges=1  no Accept-Ranges header (with no_range=1: python3 -m http.server)
 chunked=1           Transfer-Encoding: chunked, no Content-Length, Range ignored
 gzip=1              the body is the content gzip-compressed, sent with
                     Content-Encoding: gzip whatever the request asked (as
@@ -670,7 +671,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         self.send_response(code)
         self.send_header("Content-Type", q.get("ctype") or "application/octet-stream")
-        self.send_header("Accept-Ranges", "bytes")
+        if q.get("no_accept_ranges") != "1":
+            self.send_header("Accept-Ranges", "bytes")
         if etag:
             self.send_header("ETag", etag)
         if last_modified:

@@ -68,6 +68,25 @@ final class FaultServerTests: FaultServerTestCase {
         try assertIdentical(harness, "norange2.bin", name: "norange2.bin", size: 2_500_000, seed: 6)
     }
 
+    /// `python3 -m http.server`: 200 to every Range, no Accept-Ranges. Another download's
+    /// retries wake the loop's timers; they must never add a connection to this one (its range
+    /// would come back 200 and start the file over), so it is fetched once, whole.
+    func testAnotherDownloadsRetriesNeverReconnectAServerWithoutRanges() throws {
+        let harness = EngineHarness(connections: 4, maxRetries: 30)
+        try server.reset()
+        let url = server.url("/file/plain.bin?size=3000000&seed=21&no_range=1&no_accept_ranges=1&rate=1000000")
+        let refused = "http://127.0.0.1:\(RefusingPort.make())/never.bin"
+        harness.manager.add([url, refused])
+        let deadline = Date().addingTimeInterval(30)
+        while harness.manager.state(of: url) != .finished && harness.manager.state(of: url) != .failed && Date() < deadline {
+            _ = harness.manager.runOnce(timeoutMs: 20)
+        }
+        XCTAssertEqual(harness.manager.state(of: url), .finished, "\(String(describing: harness.manager.task(url)?.failReason))")
+        XCTAssertGreaterThan(harness.manager.task(refused)?.retries ?? 0, 2, "the other download did not retry meanwhile")
+        XCTAssertEqual(try server.requests(to: "/file/plain.bin").total, 1)
+        try assertIdentical(harness, "plain.bin", name: "plain.bin", size: 3_000_000, seed: 21)
+    }
+
     func testServerErrorThenSuccessIsRetried() throws {
         let harness = EngineHarness()
         let url = server.url("/file/flaky.bin?size=100000&seed=9&fail_first=2&fail_code=500")
