@@ -29,11 +29,6 @@ extension CurlEngine {
         guard !pausedForWrites.isEmpty, queuedWriteBytes.value <= writeBacklogLowWater else { return }
         let paused = pausedForWrites
         pausedForWrites = []
-        let live = Set(downloads.values.flatMap(\.connections).map(ObjectIdentifier.init))
-        for connection in paused where connection.isPausedForWrites {
-            connection.isPausedForWrites = false
-            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused, !connection.isPausedForTurn else { continue }
-            continueTransfer(connection)
-        }
+        resume(paused, clearing: \.isPausedForWrites)
     }
 }

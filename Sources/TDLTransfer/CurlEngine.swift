@@ -109,10 +109,17 @@ public final class CurlEngine: TransferEngine {
         guard !pausedForTurn.isEmpty else { return }
         let paused = pausedForTurn
         pausedForTurn = []
+        resume(paused, clearing: \.isPausedForTurn)
+    }
+
+    /// Clears the pause `flag` names on `paused` and lets go on those still running and not
+    /// paused for another reason (the user's, the turn's, the worker's backlog).
+    func resume(_ paused: [Connection], clearing flag: ReferenceWritableKeyPath<Connection, Bool>) {
         let live = Set(downloads.values.flatMap(\.connections).map(ObjectIdentifier.init))
-        for connection in paused where connection.isPausedForTurn {
-            connection.isPausedForTurn = false
-            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused, !connection.isPausedForWrites else { continue }
+        for connection in paused where connection[keyPath: flag] {
+            connection[keyPath: flag] = false
+            guard live.contains(ObjectIdentifier(connection)), !connection.isPaused,
+                  !connection.isPausedForTurn, !connection.isPausedForWrites else { continue }
             continueTransfer(connection)
         }
     }
