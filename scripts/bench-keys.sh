@@ -12,7 +12,8 @@
 # Environment: TDL (binary, default .build/release/tdl), KEYS_MIB (size of each file,
 # default 1024), KEYS_PRESSES (default 200), BENCH_DIR (parent of the temp folder, default
 # /var/tmp: a disk, not tmpfs), KEYS_KEEP=1 keeps the temp folder, KEYS_CHECK=1 exits 0 when a
-# goal is missed (p50 ≤ 16 ms, p99 ≤ 50 ms).
+# goal is missed (p50 ≤ 16 ms, p99 ≤ 50 ms), KEYS_LOG=FILE writes one line a press (its
+# start by the wall clock and by CLOCK_MONOTONIC, the key, ms until send-keys returned, ms until the screen showed it).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,15 +60,19 @@ def wait_for(text, timeout=30):
 if wait_for("one.bin") is None: sys.exit("tdl did not show the list")
 wait_for("downloading")
 samples, during_end, missed = [], 0, 0
+log = open(os.environ["KEYS_LOG"], "w") if os.environ.get("KEYS_LOG") else None
 for n in range(presses):
     key, want = ("?", " · Help · ") if n % 2 == 0 else ("q", " · Downloads · ")
-    t0 = time.monotonic()
+    t0, wall = time.monotonic(), time.time()
     tmux("send-keys", "-t", "tdl", key)
+    sent = time.monotonic()
     took = wait_for(want, timeout=20)
     if took is None:
         missed += 1
         continue
     samples.append((time.monotonic() - t0) * 1000)
+    if log:  # the start (wall clock, monotonic clock), then ms: send-keys returned, the screen showed it
+        log.write(f"{wall:.6f} {t0:.6f} {key} {(sent - t0) * 1000:.2f} {samples[-1]:.2f}\n")
     if any(name.endswith(".part") for name in os.listdir(downloads)) and "finishing" in screen().lower():
         during_end += 1
     time.sleep(0.02)

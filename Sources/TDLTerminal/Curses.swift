@@ -21,14 +21,15 @@ final class Curses {
     /// Key codes the terminal's paste brackets (ESC [200~ and ESC [201~) are read as.
     static let keyPasteStart: Int32 = 2000, keyPasteEnd: Int32 = 2001
 
-    /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts).
-    init(headless: (rows: Int, columns: Int)?, colors: Bool) {
+    /// A real terminal, or a headless screen of a fixed size writing to /dev/null (for scripts;
+    /// `output` elsewhere, for tests).
+    init(headless: (rows: Int, columns: Int)?, colors: Bool, output: UnsafeMutablePointer<FILE>? = nil) {
         setlocale(LC_ALL, "")
         ScreenText.unicode = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
         if let headless {
             setenv("LINES", String(headless.rows), 1)
             setenv("COLUMNS", String(headless.columns), 1)
-            let output = fopen("/dev/null", "w")
+            let output = output ?? fopen("/dev/null", "w")
             let input = fopen("/dev/null", "r")
             // A fixed terminal type keeps scripted screens the same on every machine.
             screen = newterm("xterm-256color", output, input)
@@ -36,6 +37,12 @@ final class Curses {
         } else {
             initscr()
         }
+        // ncurses 6.4 writes out what it has at every cursor move until the screen has once
+        // been left and resumed: a frame went out as 30–100 writes of a few bytes, each waking
+        // the terminal (tmux) while the frame was still being drawn. Left and resumed here,
+        // before anything is drawn, it writes each frame at once.
+        endwin()
+        wrefresh(tdl_stdscr())
         Self.active.store(true, ordering: .sequentiallyConsistent)
         Self.restoreOnCrash()
         cbreak()

@@ -182,8 +182,7 @@ public final class CurlEngine: TransferEngine {
             _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)
         }
         if limited { refillRateLimits() }
-        performDeadline = now + Self.turnBudget
-        watch.begin(waitFDs, at: now)
+        performDeadline = watch.begin(waitFDs, at: now, budget: Self.turnBudget)
         resumeTurnPaused()
         resumeWritePaused()
         var running: Int32 = 0

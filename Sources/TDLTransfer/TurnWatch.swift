@@ -15,14 +15,18 @@ struct TurnWatch {
     /// What became ready during the turn.
     private(set) var ready: [Int32] = []
 
-    /// Starts watching those of `waitFDs` that the turn's poll did not find ready (those are
-    /// served after this turn anyway).
-    mutating func begin(_ waitFDs: [curl_waitfd], at now: Double) {
+    /// Starts watching those of `waitFDs` that the turn's poll did not find ready; returns
+    /// until when the turn's transfers take bytes. `budget` from `now`, or only `interval`
+    /// when the poll found one ready: that one (a key) is served after the transfers, and
+    /// waited the whole budget for them (the presses that took 50–60 ms to show). Not
+    /// nothing, so transfers still go on while a descriptor stays ready turn after turn.
+    mutating func begin(_ waitFDs: [curl_waitfd], at now: Double, budget: Double) -> Double {
         fds = waitFDs.filter { $0.revents == 0 }.map {
             pollfd(fd: $0.fd, events: Int16($0.events & Int16(CURL_WAIT_POLLOUT) != 0 ? POLLOUT : POLLIN), revents: 0)
         }
         ready = []
         nextLook = fds.isEmpty ? .infinity : now + Self.interval
+        return now + (fds.count < waitFDs.count ? min(budget, Self.interval) : budget)
     }
 
     /// Whether a watched descriptor became ready: asked on every body callback, it polls at

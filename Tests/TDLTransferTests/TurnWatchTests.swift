@@ -63,7 +63,7 @@ final class TurnWatchTests: XCTestCase {
         alreadyReady.revents = Int16(CURL_WAIT_POLLIN)
         _ = write(other[1], "x", 1)
         var watch = TurnWatch()
-        watch.begin([curl_waitfd(fd: fds[0], events: Int16(CURL_WAIT_POLLIN), revents: 0), alreadyReady], at: 100)
+        _ = watch.begin([curl_waitfd(fd: fds[0], events: Int16(CURL_WAIT_POLLIN), revents: 0), alreadyReady], at: 100, budget: 0.03)
         XCTAssertFalse(watch.sawReady(at: 100.003), "nothing became ready; the one ready at the poll is served anyway")
         _ = write(fds[1], "j", 1)
         XCTAssertFalse(watch.sawReady(at: 100.004), "looked at most every 2 ms")
@@ -71,6 +71,23 @@ final class TurnWatchTests: XCTestCase {
         XCTAssertEqual(watch.ready, [fds[0]])
         watch.end()
         XCTAssertFalse(watch.sawReady(at: 200), "nothing is watched between turns")
+    }
+
+    /// A descriptor the turn's poll found ready (a key pressed between turns) waits for the
+    /// turn's transfers: they take bytes for 2 ms, not the 30 ms budget.
+    func testADescriptorReadyAtThePollCutsTheTransfersShort() {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        defer { for fd in fds { close(fd) } }
+        let key = curl_waitfd(fd: fds[0], events: Int16(CURL_WAIT_POLLIN), revents: 0)
+        var pressed = key
+        pressed.revents = Int16(CURL_WAIT_POLLIN)
+        var watch = TurnWatch()
+        XCTAssertEqual(watch.begin([key], at: 100, budget: 0.03), 100.03, accuracy: 1e-9, "nothing ready: the whole budget")
+        watch.end()
+        XCTAssertEqual(watch.begin([pressed], at: 100, budget: 0.03), 100.002, accuracy: 1e-9, "a key waiting: 2 ms")
+        watch.end()
+        XCTAssertEqual(watch.begin([], at: 100, budget: 0.03), 100.03, accuracy: 1e-9, "nothing watched: the whole budget")
     }
 
     private func isReadable(_ fd: Int32) -> Bool {
