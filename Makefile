@@ -39,8 +39,11 @@ tsan: test-deps
 # The Swift runtime and Foundation linked in: a quicker start for a larger binary, which
 # shows when a script runs tdl many times or fetches small files (docs/measurements.md).
 # No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
+# No libcurl among the needed libraries: tdl opens it when a command transfers (see
+# scripts/drop-needed.py for why the linker alone keeps it there).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
+	python3 scripts/drop-needed.py .build/release/tdl libcurl.so.4 curl_
 
 # Downloads against curl, wget and aria2c; one small file by the installed binary (installed
 # into BENCH_PREFIX); keys during two full-speed downloads; then every figure of a

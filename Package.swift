@@ -21,11 +21,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl's headers (libcurl4-openssl-dev); the library itself is opened with dlopen
+        // when a command first transfers (Sources/CCurl/libcurl.c), not linked.
+        .target(name: "CCurl"),
         .systemLibrary(
             name: "CNcursesw",
             pkgConfig: "ncursesw",

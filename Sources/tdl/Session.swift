@@ -62,6 +62,8 @@ final class Session {
             throw CLIError.store(error.description)
         }
         database = store
+        // Here the command waits for libcurl, which has been loading since `main` began.
+        if downloading, let why = Libcurl.loadFailure { throw CLIError.noLibcurl(why) }
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         let rows = store.flatMap { store in onlyTasks.flatMap { TaskRowStore(store, urls: $0) } }
         loadedRowsOnly = rows != nil

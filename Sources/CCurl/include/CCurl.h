@@ -1,8 +1,19 @@
-#ifndef TDL_CCURL_SHIM_H
-#define TDL_CCURL_SHIM_H
+#ifndef TDL_CCURL_H
+#define TDL_CCURL_H
 #include <curl/curl.h>
 // mallopt: the engine keeps its large per-connection buffers on the heap (see CurlEngine).
 #include <malloc.h>
+
+// tdl does not link libcurl: libcurl.c defines each curl_* function it calls as one that
+// waits for the library, opened with dlopen, and calls it there. The commands that transfer
+// start the load on a thread of its own before main; for the others, the first call loads it.
+// The library is $TDL_LIBCURL when set, else libcurl.so.4.
+
+/// The exit status when libcurl cannot be opened (EX_UNAVAILABLE).
+#define TDL_NO_LIBCURL 69
+/// Waits for libcurl: NULL once it is open, else why it cannot be (a curl_* call then prints
+/// that and exits with TDL_NO_LIBCURL).
+const char *tdl_curl_load_failure(void);
 
 // glibc declares these only under _GNU_SOURCE, which would change fd_set for this module alone
 // and clash with Dispatch's view of it; declare just the three the part files need.

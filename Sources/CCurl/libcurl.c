@@ -1,0 +1,180 @@
+// libcurl opened with dlopen instead of linked. Loading it and the 30-odd libraries it needs
+// (and running their constructors) was most of tdl's start, about 8 ms, paid by every command
+// even when it never transfers. A command that transfers starts the load on a thread of its
+// own before main, beside the runtime's start and the session file's opening; the others
+// never load it.
+//
+// Each curl_* function tdl calls, and each one Foundation's URLSession code refers to (linked
+// in with FlyingFox, never called), is defined here: it waits for the load and calls the
+// library's. So nothing in the link needs libcurl.so and `--as-needed` leaves it out. These
+// definitions are hidden: libcurl's calls to its own functions never land here.
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <malloc.h>
+#pragma GCC visibility push(hidden)
+#include <curl/curl.h>
+#pragma GCC visibility pop
+#include "CCurl.h"
+
+#define FUNCTIONS(X) \
+    X(global_init) X(version) X(version_info) X(free) X(easy_strerror) X(easy_init) X(easy_cleanup) \
+    X(easy_perform) X(easy_pause) X(easy_setopt) X(easy_getinfo) X(multi_init) X(multi_cleanup) \
+    X(multi_add_handle) X(multi_remove_handle) X(multi_perform) X(multi_poll) X(multi_wakeup) \
+    X(multi_info_read) X(multi_setopt) X(multi_assign) X(multi_socket_action) X(slist_append) \
+    X(slist_free_all) X(url) X(url_get) X(url_set)
+
+// The library's own functions, each of the type curl.h gives it.
+static struct {
+#define FIELD(name) __typeof__(curl_##name) *name;
+    FUNCTIONS(FIELD)
+#undef FIELD
+} lib;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char library[PATH_MAX];
+static char failure[PATH_MAX + 256];
+
+// Called before the loading thread starts, or by the load itself.
+static void choose_library(void) {
+    if (library[0]) return;
+    const char *chosen = getenv("TDL_LIBCURL");
+    snprintf(library, sizeof library, "%s", chosen && *chosen ? chosen : "libcurl.so.4");
+}
+
+static void load(void) {
+    choose_library();
+    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(failure, sizeof failure, "cannot load libcurl, which tdl needs to download (%s)", dlerror());
+        return;
+    }
+#define RESOLVE(name) \
+    if (!(*(void **)&lib.name = dlsym(handle, "curl_" #name))) { \
+        snprintf(failure, sizeof failure, "cannot use %s: it has no curl_" #name " (tdl needs libcurl 7.68 or later)", library); \
+        return; \
+    }
+    FUNCTIONS(RESOLVE)
+#undef RESOLVE
+}
+
+static void *load_in_background(void *unused) {
+    (void)unused;
+    pthread_once(&once, load);
+    return NULL;
+}
+
+static void start_loading(void) {
+    choose_library();
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) != 0) return;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    // If no thread can start, the first call loads it instead.
+    pthread_create(&thread, &attributes, load_in_background, NULL);
+    pthread_attr_destroy(&attributes);
+}
+
+// The commands that transfer (the list, `get`, `serve`; see TDLCommand), not their help.
+static int transfers(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--version")) return 0;
+    }
+    if (argc < 2) return 1;
+    const char *first = argv[1];
+    return first[0] == '-' || !strcmp(first, "get") || !strcmp(first, "ui") || !strcmp(first, "serve");
+}
+
+// Before main, about 4 ms sooner than main could: the runtime's own start runs beside the load.
+// glibc passes constructors the program's arguments.
+__attribute__((constructor)) static void start_loading_for_transfers(int argc, char **argv) {
+    if (argv && transfers(argc, argv)) start_loading();
+}
+
+const char *tdl_curl_load_failure(void) {
+    // With a load under way, pthread_once waits for it instead of starting another.
+    pthread_once(&once, load);
+    return failure[0] ? failure : NULL;
+}
+
+// tdl checks `tdl_curl_load_failure` before its first transfer; this is the last resort.
+static void need_library(void) {
+    if (tdl_curl_load_failure()) {
+        fprintf(stderr, "tdl: %s\n", failure);
+        exit(TDL_NO_LIBCURL);
+    }
+}
+
+CURLcode curl_global_init(long flags) { need_library(); return lib.global_init(flags); }
+char *curl_version(void) { need_library(); return lib.version(); }
+curl_version_info_data *curl_version_info(CURLversion stamp) { need_library(); return lib.version_info(stamp); }
+void curl_free(void *p) { need_library(); lib.free(p); }
+const char *curl_easy_strerror(CURLcode code) { need_library(); return lib.easy_strerror(code); }
+CURL *curl_easy_init(void) { need_library(); return lib.easy_init(); }
+void curl_easy_cleanup(CURL *h) { need_library(); lib.easy_cleanup(h); }
+CURLcode curl_easy_perform(CURL *h) { need_library(); return lib.easy_perform(h); }
+CURLcode curl_easy_pause(CURL *h, int bitmask) { need_library(); return lib.easy_pause(h, bitmask); }
+CURLM *curl_multi_init(void) { need_library(); return lib.multi_init(); }
+CURLMcode curl_multi_cleanup(CURLM *m) { need_library(); return lib.multi_cleanup(m); }
+CURLMcode curl_multi_add_handle(CURLM *m, CURL *h) { need_library(); return lib.multi_add_handle(m, h); }
+CURLMcode curl_multi_remove_handle(CURLM *m, CURL *h) { need_library(); return lib.multi_remove_handle(m, h); }
+CURLMcode curl_multi_perform(CURLM *m, int *running) { need_library(); return lib.multi_perform(m, running); }
+CURLMcode curl_multi_poll(CURLM *m, struct curl_waitfd fds[], unsigned int count, int timeoutMs, int *ready) {
+    need_library();
+    return lib.multi_poll(m, fds, count, timeoutMs, ready);
+}
+CURLMcode curl_multi_wakeup(CURLM *m) { need_library(); return lib.multi_wakeup(m); }
+CURLMsg *curl_multi_info_read(CURLM *m, int *remaining) { need_library(); return lib.multi_info_read(m, remaining); }
+CURLMcode curl_multi_assign(CURLM *m, curl_socket_t s, void *p) { need_library(); return lib.multi_assign(m, s, p); }
+CURLMcode curl_multi_socket_action(CURLM *m, curl_socket_t s, int events, int *running) {
+    need_library();
+    return lib.multi_socket_action(m, s, events, running);
+}
+struct curl_slist *curl_slist_append(struct curl_slist *list, const char *text) { need_library(); return lib.slist_append(list, text); }
+void curl_slist_free_all(struct curl_slist *list) { need_library(); lib.slist_free_all(list); }
+CURLU *curl_url(void) { need_library(); return lib.url(); }
+CURLUcode curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags) { need_library(); return lib.url_get(u, what, part, flags); }
+CURLUcode curl_url_set(CURLU *u, CURLUPart what, const char *part, unsigned int flags) { need_library(); return lib.url_set(u, what, part, flags); }
+
+// The variadic three pass their one argument on with the type the option's number gives it,
+// as libcurl itself reads it: a long, a pointer (data, string, list, callback) or a curl_off_t.
+CURLcode curl_easy_setopt(CURL *h, CURLoption option, ...) {
+    need_library();
+    va_list arguments;
+    va_start(arguments, option);
+    CURLcode result;
+    if (option < CURLOPTTYPE_OBJECTPOINT) result = lib.easy_setopt(h, option, va_arg(arguments, long));
+    else if (option >= CURLOPTTYPE_OFF_T && option < CURLOPTTYPE_BLOB) result = lib.easy_setopt(h, option, va_arg(arguments, curl_off_t));
+    else result = lib.easy_setopt(h, option, va_arg(arguments, void *));
+    va_end(arguments);
+    return result;
+}
+
+CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...) {
+    need_library();
+    va_list arguments;
+    va_start(arguments, info);
+    CURLcode result = lib.easy_getinfo(h, info, va_arg(arguments, void *));  // always where to put it
+    va_end(arguments);
+    return result;
+}
+
+CURLMcode curl_multi_setopt(CURLM *m, CURLMoption option, ...) {
+    need_library();
+    va_list arguments;
+    va_start(arguments, option);
+    CURLMcode result;
+    if (option < CURLOPTTYPE_OBJECTPOINT) result = lib.multi_setopt(m, option, va_arg(arguments, long));
+    else if (option >= CURLOPTTYPE_OFF_T) result = lib.multi_setopt(m, option, va_arg(arguments, curl_off_t));
+    else result = lib.multi_setopt(m, option, va_arg(arguments, void *));
+    va_end(arguments);
+    return result;
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TDLTestSupport
+import XCTest
+
+/// libcurl is opened when a command transfers, not linked: without it, the commands that
+/// transfer end with one clear line and status 69, and the others still work.
+/// `TDL_LIBCURL` names the library to open instead of libcurl.so.4.
+final class LibcurlLoadTests: XCTestCase {
+    static let missing = ["TDL_LIBCURL": "/nonexistent/tdl-test/libcurl.so.4"]
+    let url = "http://127.0.0.1:9/never-fetched.bin"
+
+    func testGetWithoutLibcurlSaysSoAndExits69() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: home.path, environment: Self.missing)
+        XCTAssertEqual(get.status, 69, get.stderr)
+        XCTAssertTrue(get.stderr.hasPrefix("tdl: cannot load libcurl, which tdl needs to download ("), get.stderr)
+        XCTAssertTrue(get.stderr.contains("/nonexistent/tdl-test/libcurl.so.4"), get.stderr)
+        XCTAssertEqual(get.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 1, get.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])
+    }
+
+    /// To standard output the stream is read without a session: the same line and status.
+    func testGetToStandardOutputWithoutLibcurlSaysSo() throws {
+        let home = TemporaryDirectory()
+        let get = try Processes.tdl(["get", "-q", "-o", "-", url], home: home.path, environment: Self.missing)
+        XCTAssertEqual(get.status, 69, get.stderr)
+        XCTAssertTrue(get.stderr.hasPrefix("tdl: cannot load libcurl"), get.stderr)
+        XCTAssertEqual(get.stdout, "")
+    }
+
+    /// A library that is not libcurl (no curl_multi_poll and the rest) is refused by name.
+    func testALibraryThatIsNotLibcurlIsRefused() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: home.path,
+                                    environment: ["TDL_LIBCURL": "libz.so.1"])
+        XCTAssertEqual(get.status, 69, get.stderr)
+        XCTAssertTrue(get.stderr.contains("cannot use libz.so.1: it has no curl_"), get.stderr)
+    }
+
+    /// Commands that do not transfer never open it.
+    func testAddListAndVersionNeedNoLibcurl() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let add = try Processes.tdl(["add", "-d", downloads.path, url], home: home.path, environment: Self.missing)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        let list = try Processes.tdl(["list"], home: home.path, environment: Self.missing)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains(url), list.stdout)
+        let version = try Processes.tdl(["--version"], home: home.path, environment: Self.missing)
+        XCTAssertEqual(version.status, 0, version.stderr)
+    }
+}
