@@ -34,6 +34,7 @@ extension DownloadManager {
         // A batch's downloads mostly share a folder: it is checked once, as the check follows
         // its symbolic links (a dozen system calls; see docs/measurements.md).
         var folderProblems: [String: String?] = [:]
+        var sharedOptions: SharedOptions?
         for request in requests {
             let url = URLIdentity.normalized(String(request.url.trimmingWhitespace()))
             var options = request.options
@@ -82,8 +83,8 @@ extension DownloadManager {
                                     // A microsecond apart: the batch keeps its order in add-time order.
                                     addTime: now.addingTimeInterval(Double(newTasks.count) * 1e-6),
                                     state: downloadNewFileImmediately ? .waiting : .stopped)
-            task.options = withRequestDefaults(options).kept
             // A batch's tasks mostly have the same options: one copy serves them all.
+            task.setOptions(withRequestDefaults(options).kept, sharing: &sharedOptions)
             if let previous = newTasks.last { task.shareExtras(ifEqualTo: previous) }
             newTasks.append(task)
             result.added.append(url)

@@ -213,6 +213,24 @@ public struct DownloadTask: Equatable, Sendable {
         box.details.extras = other.box.details.extras
     }
 
+    /// Sets the options. A task with no other seldom-set field takes the storage `shared` holds
+    /// for equal options, else makes it and keeps it there: tasks read or added together with
+    /// the same options then hold one copy, with no storage made, compared or freed for each.
+    public mutating func setOptions(_ options: DownloadOptions, sharing shared: inout SharedOptions?) {
+        guard box.details.extras.isEmpty else {
+            self.options = options
+            return
+        }
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.details) }
+        if shared != nil && shared!.options == options {
+            box.details.extras = shared!.storage
+        } else {
+            self.options = options
+            // It holds these options alone; shared, it is copied before any task changes it.
+            shared = SharedOptions(storage: box.details.extras, options: options)
+        }
+    }
+
     /// Keeps the sort name with the task, for the name and type sorts.
     mutating func prepareSortName() {
         // The field itself, read in place: a getter of `Details` may copy all of it first.

@@ -51,6 +51,10 @@ public struct AddBatch {
     var lastAddTime: Date?
 
     public init() {}
+
+    /// Makes room for about `count` URLs at once: grown part by part, the URLs seen so far
+    /// are hashed again at each doubling.
+    public mutating func expect(_ count: Int) { seen.reserveCapacity(max(0, count)) }
 }
 
 /// Live numbers for one task, refreshed by `tick`.

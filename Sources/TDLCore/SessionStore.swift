@@ -73,19 +73,24 @@ public struct SessionSnapshot: Sendable {
 
     /// Adds a task as it is read. The launch then needs no pass over every task to find the
     /// active ones and the trash.
-    public mutating func insert(_ task: DownloadTask) {
-        if let replaced = tasks.updateValue(task, forKey: task.url) {
-            activeURLs.removeAll { $0 == task.url }
-            activeURLsToReconcile.removeAll { $0 == task.url }
-            trashed.removeAll { $0.url == task.url }
+    /// The task moves into the table (a task handed over by another thread is not copied).
+    public mutating func insert(_ task: consuming DownloadTask) {
+        let url = task.url
+        let isActive = task.state.isActive
+        let reconciles = task.state == .downloading || task.size != nil
+        let deletedAt = task.deletedAt
+        listedCounts.add(task)
+        if let replaced = tasks.updateValue(consume task, forKey: url) {
+            activeURLs.removeAll { $0 == url }
+            activeURLsToReconcile.removeAll { $0 == url }
+            trashed.removeAll { $0.url == url }
             listedCounts.remove(replaced)
         }
-        listedCounts.add(task)
-        if task.state.isActive {
-            activeURLs.append(task.url)
-            if task.state == .downloading || task.size != nil { activeURLsToReconcile.append(task.url) }
+        if isActive {
+            activeURLs.append(url)
+            if reconciles { activeURLsToReconcile.append(url) }
         }
-        if let deletedAt = task.deletedAt { trashed.append((deletedAt, task.url)) }
+        if let deletedAt { trashed.append((deletedAt, url)) }
     }
 
     public mutating func reserveCapacity(_ count: Int) { tasks.reserveCapacity(count) }

@@ -28,6 +28,16 @@ struct TaskExtrasStorage: Equatable, @unchecked Sendable {
         // Copied on write like the task's own box (see `DownloadTask.Box`).
         @exclusivity(unchecked) var extras: TaskExtras
         init(_ extras: TaskExtras) { self.extras = extras }
+
+        /// Whether the fields equal `other`'s, compared where they lie: reading `extras` out of
+        /// the box would copy every field first (a retain each), once per task of a load.
+        func holds(_ other: TaskExtras) -> Bool {
+            withUnsafeMutablePointer(to: &extras) { $0.pointee == other }
+        }
+
+        func holdsSame(as other: Box) -> Bool {
+            withUnsafeMutablePointer(to: &other.extras) { holds($0.pointee) }
+        }
     }
 
     private var box: Box?
@@ -71,10 +81,26 @@ struct TaskExtrasStorage: Equatable, @unchecked Sendable {
         }
     }
 
+    /// No field is set.
+    var isEmpty: Bool { box == nil }
+
     /// Both hold the same storage (or none).
     func isShared(with other: TaskExtrasStorage) -> Bool { box === other.box }
 
+    /// Compares the fields where they are: `value` would copy them first (a task read from the
+    /// session is compared with the one before it).
     static func == (lhs: TaskExtrasStorage, rhs: TaskExtrasStorage) -> Bool {
-        lhs.box === rhs.box || lhs.value == rhs.value
+        switch (lhs.box, rhs.box) {
+        case (nil, nil): return true
+        case let (left?, right?): return left === right || left.holdsSame(as: right)
+        case let (held?, nil), let (nil, held?): return held.holds(.unset)
+        }
     }
+}
+
+/// Storage holding options alone, for the next task given the same options (see
+/// `DownloadTask.setOptions(_:sharing:)`).
+public struct SharedOptions {
+    let storage: TaskExtrasStorage
+    let options: DownloadOptions
 }

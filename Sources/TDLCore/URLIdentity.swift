@@ -45,7 +45,8 @@ public enum URLIdentity {
         let authority = utf8[hostStart ..< authorityEnd]
         if authority.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) { return false }
         guard let portColon = authority.firstIndex(of: UInt8(ascii: ":")) else { return true }
-        let port = String(decoding: authority[authority.index(after: portColon)...], as: UTF8.self)
-        return port != (utf8.starts(with: "https://".utf8) ? "443" : "80")
+        // Compared as bytes: a string made for the port was an allocation per URL of an add.
+        let port = authority[authority.index(after: portColon)...]
+        return !port.elementsEqual((utf8.starts(with: "https://".utf8) ? "443" : "80").utf8)
     }
 }

@@ -23,7 +23,10 @@ enum TaskRecord {
         guard let second, split < high else { return }
         while true {
             switch try second.next() {
-            case .tasks(let tasks): for task in tasks { snapshot.insert(task) }
+            case .tasks(var tasks):
+                // Moved out of the chunk in order, not copied and released with it.
+                tasks.reverse()
+                while let task = tasks.popLast() { snapshot.insert(task) }
             case .finished: return
             case .notRead: return try decode(range: split + 1 ... high, of: session, db: db) { snapshot.insert($0) }
             }
@@ -64,9 +67,16 @@ enum TaskRecord {
                 memcmp($0.baseAddress!, bytes, count) == 0
             } == true
         }
-        // A state is one of six words: told by its bytes, without a string per row.
-        let states = TaskState.allCases.map { ($0.rawValue, $0) }
-        func state() -> TaskState? { states.first { holds(.state, $0.0) }?.1 }
+        // A state is one of six words: told by its bytes, without a string per row, and read
+        // from SQLite once rather than once per word.
+        let states = TaskState.allCases.map { (Array($0.rawValue.utf8), $0) }
+        func state() -> TaskState? {
+            guard let bytes = sqlite3_column_text(s, TaskColumn.state.rawValue) else { return nil }
+            let count = Int(sqlite3_column_bytes(s, TaskColumn.state.rawValue))
+            return states.first { word, _ in
+                word.count == count && word.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes, count) == 0 }
+            }?.1
+        }
         func integer(_ column: TaskColumn) -> Int64? {
             sqlite3_column_type(s, column.rawValue) == SQLITE_NULL ? nil : sqlite3_column_int64(s, column.rawValue)
         }
@@ -75,7 +85,9 @@ enum TaskRecord {
         }
         let decoder = JSONDecoder()
         // Tasks added together have the same options: decoded once, held once.
-        var lastOptions: (json: String, options: DownloadOptions)?
+        var lastOptionsJSON = ""
+        var lastOptions: DownloadOptions?
+        var sharedOptions: SharedOptions?
         var previous: DownloadTask?
         // Failed tasks mostly failed for a few reasons: a task whose only seldom-set field is
         // its failure shares that of an earlier one (at most 256 different texts are kept).
@@ -92,25 +104,28 @@ enum TaskRecord {
                                     customDisplayName: text(.customName), mimeType: text(.mimeType))
             task.size = SavedNumbers.bytes(integer(.size))
             task.received = SavedNumbers.bytes(integer(.received)) ?? 0
+            // A new task's seldom-set fields are unset: only those the row holds are set.
             let failure = text(.failReason).map { code in (code: code, shared: failures[code]) }
-            task.failReason = failure.map { $0.shared?.failReason ?? FailReason(storageCode: $0.code) }
-            task.finalURL = text(.finalURL)
-            task.etag = text(.etag)
-            task.lastModified = text(.lastModified)
-            task.retries = Int(max(0, min(integer(.retries) ?? 0, 1_000)))
-            task.note = text(.note)
+            if let failure { task.failReason = failure.shared?.failReason ?? FailReason(storageCode: failure.code) }
+            if let finalURL = text(.finalURL) { task.finalURL = finalURL }
+            if let etag = text(.etag) { task.etag = etag }
+            if let lastModified = text(.lastModified) { task.lastModified = lastModified }
+            let retries = Int(max(0, min(integer(.retries) ?? 0, 1_000)))
+            if retries != 0 { task.retries = retries }
+            if let note = text(.note) { task.note = note }
             if let json = text(.metaInfo), let info = try? decoder.decode([String: String].self, from: Data(json.utf8)) {
                 task.metaInfo = info
             }
             task.deletedAt = real(.deletedAt).map { Date(timeIntervalSince1970: $0) }
-            task.completedPath = text(.completedPath)
-            if let last = lastOptions, holds(.options, last.json) {
-                task.options = last.options
+            if let completedPath = text(.completedPath) { task.completedPath = completedPath }
+            if lastOptions != nil && holds(.options, lastOptionsJSON) {
+                task.setOptions(lastOptions!, sharing: &sharedOptions)
             } else if let json = text(.options) {
                 // A damaged value costs the options of one task, not the session.
                 if let options = try? decoder.decode(DownloadOptions.self, from: Data(json.utf8)).withinRanges {
-                    task.options = options
-                    lastOptions = (json, options)
+                    task.setOptions(options, sharing: &sharedOptions)
+                    lastOptionsJSON = json
+                    lastOptions = options
                 } else {
                     task.note = "its saved options could not be read; they were dropped"
                 }

@@ -60,6 +60,12 @@ enum AddInParts {
         }
         var reply = PartsReply()
         var batch = AddBatch()
+        // A line of a URL is rarely shorter than this many bytes: room for the whole file at
+        // once, within a bound (a file of short lines grows it as it goes).
+        var status = stat()
+        if input.path != "-", stat(input.path, &status) == 0 {
+            batch.expect(min(Int(status.st_size) / 48, 4_000_000))
+        }
         // Into an empty session, a part's URL is new or named by an earlier part (repeated in
         // the batch, which the manager knows): no row needs reading, and reading a million
         // URLs in a table the earlier parts grew was a twentieth of the add.

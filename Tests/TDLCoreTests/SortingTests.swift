@@ -155,6 +155,36 @@ final class SortingTests: XCTestCase {
         }
     }
 
+    /// A list long enough to be sorted on two threads (its halves merged from both ends at
+    /// once, its sections filled by two threads) is in the order of one comparison sort of every
+    /// task, with the sections that order's ranks give, in every sort and order.
+    func testLongListSortedInPartsIsOneSortsOrder() {
+        let count = ListSorter.parallelThreshold + 5_001  // odd: the merge's halves differ in size
+        for type in [SortKey.addTime, .fileSize, .fileName, .fileType] {
+            for order in [SortOrder.ascending, .descending] {
+                let f = Fixture(limit: 1)
+                f.manager.setSectioning(true, for: type)
+                f.manager.reproduceData(count: count, seed: 11)
+                f.manager.sortListBy(type: type, order: order)
+                let sorter = f.manager.sorter(type, order)
+                let keys = f.manager.tasks.byURL.values.filter { $0.deletedAt == nil }.map(sorter.taskKey(of:))
+                let ordered = keys.sorted(by: sorter.precedes)
+                var sections: [[String]] = []
+                var titles: [String] = []
+                for key in ordered {
+                    if titles.last != sorter.title(ofRank: key.rank) || sections.isEmpty {
+                        sections.append([])
+                        titles.append(sorter.title(ofRank: key.rank))
+                    }
+                    sections[sections.count - 1].append(key.url)
+                }
+                XCTAssertGreaterThanOrEqual(ordered.count, ListSorter.parallelThreshold, "\(type)")
+                XCTAssertEqual(f.manager.downloadList, sections, "\(type) \(order)")
+                XCTAssertEqual(f.manager.sectionTitles, titles, "\(type) \(order)")
+            }
+        }
+    }
+
     func testManualToPredefinedLosesTitlesAndBackMergesIntoOneSection() {
         let f = Fixture()
         f.manager.arrange(.manual)
