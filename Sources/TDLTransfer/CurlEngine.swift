@@ -24,6 +24,8 @@ public final class CurlEngine: TransferEngine {
     var downloads: [String: FileDownload] = [:]
     /// Bytes handed to the worker and not yet written (see `FileDownload.writePending`).
     let queuedWriteBytes = ByteCounter()
+    /// Gather buffers written by the worker, for the next connections to fill.
+    let gatherBuffers = GatherBuffers()
     /// At this many queued bytes transfers pause until the worker has written half of them
     /// (see `CurlEngine+WriteBacklog`); a variable for tests.
     var writeBacklogLimit = 32 << 20
@@ -38,6 +40,8 @@ public final class CurlEngine: TransferEngine {
     var lastCheckpoint: Double = 0
     var timers: [Double] = []
     let netrc = NetrcProbe()
+    /// The download folders' free space, asked once per folder in a step (see `FreeSpace`).
+    var freeSpace = FreeSpace()
     /// Reports for the manager not yet delivered, oldest first (see `report`).
     private var reports: [TransferEvent] = []
     /// Set while libcurl runs (and may call back into the connections): nothing is delivered.
@@ -182,6 +186,8 @@ public final class CurlEngine: TransferEngine {
             _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)
         }
         if limited { refillRateLimits() }
+        freeSpace.forget()
+        defer { freeSpace.forget() }
         performDeadline = now + Self.turnBudget
         watch.begin(waitFDs, at: now)
         resumeTurnPaused()
