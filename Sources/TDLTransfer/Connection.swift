@@ -249,15 +249,26 @@ final class Connection {
     func receiveHeader(_ line: String) {
         let trimmed = line.trimmingWhitespace()
         if trimmed.hasPrefix("HTTP/") {
-            status = Int(trimmed.split(separator: " ").dropFirst().first ?? "") ?? 0
-            headers = [:]
-            headersChecked = false
-            return
+            return receiveStatus(Int(trimmed.split(separator: " ").dropFirst().first ?? "") ?? 0)
         }
         if let colon = trimmed.firstIndex(of: ":") {
             let name = trimmed[..<colon].lowercased()
             headers[name] = String(trimmed[trimmed.index(after: colon)...].trimmingWhitespace())
         }
+    }
+
+    func receiveHeader(_ line: HeaderLine) {
+        switch line {
+        case .status(let code): receiveStatus(code)
+        case .field(let name, let value): headers[name] = value
+        case .other: break
+        }
+    }
+
+    private func receiveStatus(_ code: Int) {
+        status = code
+        headers = [:]
+        headersChecked = false
     }
 
     /// Checks the answer before its first byte is written. False stops the transfer.
@@ -398,6 +409,10 @@ private let connectionHeaderCallback: tdl_data_callback = { pointer, size, count
     let connection = Unmanaged<Connection>.fromOpaque(userData).takeUnretainedValue()
     let length = size * count
     let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+    if let line = HeaderLine.ascii(bytes) {
+        connection.receiveHeader(line)
+        return length
+    }
     // Header bytes are untrusted: keep them as UTF-8 when valid, else as Latin-1, never dropped.
     // (The standard library's validation, not Foundation's decoding: this runs for every line.)
     let line = String(validating: bytes, as: UTF8.self)

@@ -1,9 +1,6 @@
 import CCurl
 import Foundation
 import TDLCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The first answer of a download decides its name, size and validators, and the session
 /// records them before the part file is made. That takes the manager, so it never happens in
@@ -92,7 +89,7 @@ extension FileDownload {
             connection.stopReason = .failed(.notRecorded)
             return false
         }
-        if let size, let free = Self.freeSpace(job.directory), free < size - written {
+        if let size, !engine.freeSpace.claim(size - written, in: job.directory) {
             // Reed's full-disk check: say so before writing, not halfway. The part file stays,
             // recorded as this task's, for the run after space was made.
             connection.stopReason = .failed(.diskFull)
@@ -183,11 +180,5 @@ extension FileDownload {
         engine.report(.resolved(url: url, fileName: fileName, size: size, mimeType: mimeType,
                                 etag: etag, lastModified: lastModified, finalURL: finalURL, commitNow: commitNow))
         engine.deliverReports(evenWhileDelivering: true)
-    }
-
-    static func freeSpace(_ directory: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }

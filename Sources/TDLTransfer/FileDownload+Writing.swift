@@ -17,7 +17,7 @@ extension FileDownload {
         if n > 0 {
             if connection.pending.isEmpty {
                 connection.pendingOffset = offset
-                connection.pending.reserveCapacity(Self.gatherSize)
+                if connection.pending.capacity < Self.gatherSize { connection.pending = engine.gatherBuffers.take(capacity: Self.gatherSize) }
             }
             connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: n))
             if connection.pending.count >= Self.gatherSize, let error = writePending(connection) {
@@ -47,12 +47,20 @@ extension FileDownload {
         if startWriteback { bytesSinceWriteback = 0 }
         if engine.truncationsQueued > 0 || engine.queuedWriteBytes.value + count <= engine.writeQueueCap {
             engine.queuedWriteBytes.add(count)
-            let bytes = connection.pending
+            // Boxed, so that the worker holds the only copy once it took it and can hand the
+            // buffer back for reuse.
+            let box = Locked(connection.pending)
             connection.pending = []
             let takenIn = checkpoints.generation
             let lowWater = engine.writeBacklogLowWater
-            engine.worker.run({ [queued = engine.queuedWriteBytes] () -> QueuedWrite in
+            engine.worker.run({ [queued = engine.queuedWriteBytes, buffers = engine.gatherBuffers] () -> QueuedWrite in
+                let bytes = box.withLock { boxed in
+                    let bytes = boxed
+                    boxed = []
+                    return bytes
+                }
                 let error = part.writeQueued(bytes, at: offset)
+                buffers.give(bytes)
                 let left = queued.add(-count)
                 if startWriteback { part.startWriteback() }
                 // Down to the low water: transfers paused for writes may go on.

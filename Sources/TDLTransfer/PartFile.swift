@@ -76,23 +76,31 @@ final class PartFile: Sendable {
     /// before the file is made under it (to record it first), and may refuse it by throwing.
     static func create(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool,
                        willCreate: (String) throws -> Void) throws -> PartFile {
-        // A download folder removed while tdl runs is made again when a download needs it:
-        // once every later download failed in it until a restart.
-        if access(directory, F_OK) != 0 {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw FileError.from(errno == 0 ? EACCES : errno, directory)
-            }
-        }
+        var madeFolder = false
         for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
             try willCreate(name)
-            let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
-            if errno == EEXIST { continue }
-            throw FileError.from(errno, partPath(directory, name))
+            while true {
+                let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
+                let failure = errno
+                if failure == EEXIST { break }
+                // A download folder removed while tdl runs is made again when a download needs
+                // it (once every later download failed in it until a restart). Asked of the
+                // `open` that failed, not checked before each file: one call fewer per file.
+                guard failure == ENOENT, !madeFolder else { throw FileError.from(failure, partPath(directory, name)) }
+                madeFolder = true
+                try makeFolder(directory)
+            }
         }
         throw FileError.other("no free file name for \(preferredName)")
+    }
+
+    private static func makeFolder(_ directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw FileError.from(errno == 0 ? EACCES : errno, directory)
+        }
     }
 
     var size: Int64 {
