@@ -3,13 +3,12 @@ import Dispatch
 import TDLCore
 
 /// The one serial background thread for slow file-system work (writes, fdatasync, the
-/// finish; a `WorkerThread`, below the loop's priority), and the way its results come back
-/// to the loop. Only Sendable values cross: the worker runs a `@Sendable` job and hands back
-/// its result; what the loop does with it stays on the loop, kept here under a ticket until
-/// the result is in. Anything queued runs after what was queued before it, so a sync or a
-/// finish sees the writes handed over earlier.
+/// finish), and the way its results come back to the loop. Only Sendable values cross: the
+/// worker runs a `@Sendable` job and hands back its result; what the loop does with it stays
+/// on the loop, kept here under a ticket until the result is in. Anything queued runs after
+/// what was queued before it, so a sync or a finish sees the writes handed over earlier.
 final class WorkerQueue {
-    private let thread = WorkerThread(name: "tdl.worker")
+    private let queue = DispatchQueue(label: "tdl.worker")
     private let inbox: Inbox
     /// Loop only: what to do with each ticket's result.
     private var continuations: [Int: (any Sendable) -> Void] = [:]
@@ -19,13 +18,9 @@ final class WorkerQueue {
         inbox = Inbox(multi: multi)
     }
 
-    deinit {
-        thread.stop()
-    }
-
     /// Runs `job` on the worker; nothing comes back.
     func run(_ job: @escaping @Sendable () -> Void) {
-        thread.async(job)
+        queue.async(execute: job)
     }
 
     /// Runs `job` on the worker, then `then` with its result on the loop (in `runCompleted`).
@@ -33,7 +28,7 @@ final class WorkerQueue {
     func run<R: Sendable>(_ job: @escaping @Sendable () -> R, wakesLoop: @escaping @Sendable (R) -> Bool = { _ in true },
                           then: @escaping (R) -> Void) {
         let ticket = expect { then($0 as! R) }
-        thread.async { [inbox] in
+        queue.async { [inbox] in
             let result = job()
             inbox.deliver(ticket, result, wake: wakesLoop(result))
         }
@@ -48,7 +43,7 @@ final class WorkerQueue {
 
     /// Waits until everything queued on the worker so far is done.
     func drain() {
-        thread.sync()
+        queue.sync {}
     }
 
     /// Loop: runs what came back, in the order it came; true when there was anything.

@@ -20,9 +20,6 @@ const char *tdl_curl_load_failure(void);
 extern int syncfs(int fd);
 extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
-// The calling thread's id, for the worker's own nice value (see WorkerThread).
-extern int gettid(void);
-static inline int tdl_gettid(void) { return gettid(); }
 
 // curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call.
 // One wrapper per argument type; `long` and `curl_off_t` stay apart on purpose.
