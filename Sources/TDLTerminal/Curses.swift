@@ -26,6 +26,16 @@ final class Curses {
     init(headless: (rows: Int, columns: Int)?, colors: Bool, output: UnsafeMutablePointer<FILE>? = nil) {
         setlocale(LC_ALL, "")
         ScreenText.unicode = String(cString: nl_langinfo(nl_item(CODESET))) == "UTF-8"
+        // ncurses takes a headless screen's size from LINES and COLUMNS; they are set only
+        // while it does, so that no child process (a hook, a test's tmux) inherits them.
+        let sizeBefore: [(name: String, value: String?)] = ["LINES", "COLUMNS"].map { (name: String) in
+            (name, getenv(name).map { String(cString: $0) })
+        }
+        defer {
+            for (name, value) in sizeBefore {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
         if let headless {
             setenv("LINES", String(headless.rows), 1)
             setenv("COLUMNS", String(headless.columns), 1)
