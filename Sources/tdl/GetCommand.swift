@@ -157,7 +157,8 @@ struct GetCommand: ParsableCommand {
             // -d is the session's folder, the file's dir= this run's (never saved); a download
             // of no folder of its own goes by its category's, when it has one.
             session = try Session(options: global, folder: folder.dir, config: config, downloading: true, transfer: transfer.engineSettings,
-                                  resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url))
+                                  resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : entries.map(\.url),
+                                  checkingLibcurl: false)
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
             handOver(requests(entries, userData: false), notApplying: givenHere)

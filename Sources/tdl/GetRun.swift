@@ -56,6 +56,8 @@ final class GetRun {
         if !all { manager.runOnly(requested) }  // as the session spells them
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
+        // The tasks are added and committed while libcurl loads; here the run waits for it.
+        if let why = Libcurl.loadFailure { fail(with: CLIError.noLibcurl(why)) }
         manager.resumeTasks(toResume, queueIfFull: true)
         // Committed before the first turn: a session that cannot be written starts nothing.
         loop.saver?.durablePoint()
