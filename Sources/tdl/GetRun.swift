@@ -56,7 +56,9 @@ final class GetRun {
         if !all { manager.runOnly(requested) }  // as the session spells them
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
-        // The tasks are added and committed while libcurl loads; here the run waits for it.
+        // The new rows are committed while libcurl loads (the first commit of rows costs the
+        // most); here the run waits for it.
+        loop.saver?.durablePoint()
         if let why = Libcurl.loadFailure { fail(with: CLIError.noLibcurl(why)) }
         manager.resumeTasks(toResume, queueIfFull: true)
         // Committed before the first turn: a session that cannot be written starts nothing.
