@@ -16,6 +16,9 @@ final class WorkerQueue {
 
     init(wake: MultiWake) {
         inbox = Inbox(wake: wake)
+        // Dispatch starts the thread at the first job: started now, while libcurl loads, the
+        // first file's bytes do not wait for it (about 0.2 ms of a one-file `get`).
+        queue.async {}
     }
 
     /// Runs `job` on the worker; nothing comes back.
