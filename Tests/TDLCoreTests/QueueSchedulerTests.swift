@@ -158,21 +158,6 @@ final class QueueSchedulerTests: XCTestCase {
         f.manager.add([url], options: DownloadOptions(queue: "other"))
         XCTAssertEqual(f.manager.task(url)?.options.queue, "other")
     }
-}
-
-/// A download added with no folder goes to its category's folder, once the category has one.
-final class CategoryFolderTests: XCTestCase {
-    func testADownloadWithNoFolderGoesToItsCategorysFolder() {
-        let f = Fixture(limit: 0)
-        var categories = Categories.defaults
-        categories.setDirectory(f.folder + "/video", of: "video")
-        f.manager.categories = categories
-        f.manager.add(["https://example.com/film.mkv", "https://example.com/song.mp3"])
-        f.manager.add(["https://example.com/other.mkv"], options: DownloadOptions(directory: f.folder + "/mine"))
-        XCTAssertEqual(f.manager.task("https://example.com/film.mkv")?.directory, f.folder + "/video")
-        XCTAssertEqual(f.manager.task("https://example.com/song.mp3")?.directory, f.folder, "no folder for music: the usual one")
-        XCTAssertEqual(f.manager.task("https://example.com/other.mkv")?.directory, f.folder + "/mine", "-d wins")
-    }
 
     /// Without queues or a rate schedule the calendar (ICU's, about 0.5 ms the first time) is
     /// never made; the first queue makes it and reads its hours in it.
@@ -191,5 +176,20 @@ final class CategoryFolderTests: XCTestCase {
         XCTAssertNotNil(f.manager.queueClock.calendar)
         XCTAssertFalse(f.manager.isQueueOpen("night"))
         XCTAssertNotNil(f.manager.nextQueueChange())
+    }
+}
+
+/// A download added with no folder goes to its category's folder, once the category has one.
+final class CategoryFolderTests: XCTestCase {
+    func testADownloadWithNoFolderGoesToItsCategorysFolder() {
+        let f = Fixture(limit: 0)
+        var categories = Categories.defaults
+        categories.setDirectory(f.folder + "/video", of: "video")
+        f.manager.categories = categories
+        f.manager.add(["https://example.com/film.mkv", "https://example.com/song.mp3"])
+        f.manager.add(["https://example.com/other.mkv"], options: DownloadOptions(directory: f.folder + "/mine"))
+        XCTAssertEqual(f.manager.task("https://example.com/film.mkv")?.directory, f.folder + "/video")
+        XCTAssertEqual(f.manager.task("https://example.com/song.mp3")?.directory, f.folder, "no folder for music: the usual one")
+        XCTAssertEqual(f.manager.task("https://example.com/other.mkv")?.directory, f.folder + "/mine", "-d wins")
     }
 }
