@@ -16,7 +16,10 @@ public final class CurlEngine: TransferEngine {
     public var isRecorded: ((_ url: String) -> Bool)?
     public let settings: EngineSettings
 
-    let multi: UnsafeMutableRawPointer
+    /// Made at the first transfer or turn, not with the engine: libcurl is still loading when
+    /// the engine is made (Sources/CCurl/libcurl.c), and the session's first rows commit meanwhile.
+    private var madeMulti: UnsafeMutableRawPointer?
+    var multi: UnsafeMutableRawPointer { madeMulti ?? makeMulti() }
     let worker: WorkerQueue
     lazy var finisher = Finisher(engine: self)
     /// The active downloads. One that ends is dropped at once: work it queued on the worker
@@ -77,18 +80,26 @@ public final class CurlEngine: TransferEngine {
     }()
 
     public init(settings: EngineSettings = .fromEnvironment()) {
-        _ = Self.globalInit
         _ = Self.processSetUp
         self.settings = settings
-        multi = curl_multi_init()!
-        wake = MultiWake(multi: multi)
-        worker = WorkerQueue(multi: multi)
-        tdl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
+        wake = MultiWake()
+        worker = WorkerQueue(wake: wake)
+    }
+
+    /// The first call into libcurl: it waits for the load (and ends tdl with status 69 when
+    /// libcurl cannot be opened).
+    private func makeMulti() -> UnsafeMutableRawPointer {
+        _ = Self.globalInit
+        let handle = curl_multi_init()!
+        tdl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
+        madeMulti = handle
+        wake.attach(handle)
+        return handle
     }
 
     deinit {
         wake.detach()
-        curl_multi_cleanup(multi)
+        if let madeMulti { curl_multi_cleanup(madeMulti) }
     }
 
     var now: Double { Date().timeIntervalSinceReferenceDate }
@@ -140,6 +151,7 @@ public final class CurlEngine: TransferEngine {
 
     public func start(_ job: TransferJob) {
         guard downloads[job.url] == nil else { return }
+        _ = multi  // libcurl is open before the download touches a file
         let download = FileDownload(job: job, engine: self)
         downloads[job.url] = download
         rateLimits[job.url] = job.options.rateLimit
@@ -175,6 +187,7 @@ public final class CurlEngine: TransferEngine {
     }
 
     public func wait(timeoutMs: Int, watching fds: [WatchedFD]) -> Set<Int32> {
+        let multi = self.multi
         var waitFDs = fds.map { watched in
             curl_waitfd(fd: watched.fd, events: Int16(watched.readiness == .readable ? CURL_WAIT_POLLIN : CURL_WAIT_POLLOUT), revents: 0)
         }
@@ -192,6 +205,8 @@ public final class CurlEngine: TransferEngine {
         if !awaitingSettling.isEmpty {
             timeout = max(0, min(timeout, Int((awaitingSince + Self.settleDelay - now) * 1000) + 1))
         }
+        // A wake that came before the multi handle was made did not reach its poll.
+        if wake.isRequested { timeout = 0 }
         var count: Int32 = 0
         waitFDs.withUnsafeMutableBufferPointer { buffer in
             _ = curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), Int32(timeout), &count)

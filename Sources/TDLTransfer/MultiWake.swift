@@ -12,12 +12,24 @@ final class MultiWake: Sendable {
     /// engine's `detach` never overlap.
     private let multi: Locked<UInt>
 
-    init(multi: UnsafeMutableRawPointer) {
-        self.multi = Locked(UInt(bitPattern: multi))
+    /// Until the engine makes its multi handle (at its first transfer or turn) a wake only
+    /// sets the flag, which that turn reads.
+    init() {
+        multi = Locked(0)
+    }
+
+    /// Called by the engine once it has made its multi handle.
+    func attach(_ handle: UnsafeMutableRawPointer) {
+        multi.withLock { $0 = UInt(bitPattern: handle) }
     }
 
     func wake() {
         requested.store(true, ordering: .relaxed)
+        wakeLoop()
+    }
+
+    /// Ends the loop's poll without ending its turn's transfers early (the worker's results).
+    func wakeLoop() {
         multi.withLock { if let multi = UnsafeMutableRawPointer(bitPattern: $0) { curl_multi_wakeup(multi) } }
     }
 

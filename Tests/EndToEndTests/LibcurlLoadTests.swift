@@ -19,6 +19,20 @@ final class LibcurlLoadTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])
     }
 
+    /// `get` commits what it adds while libcurl loads, before it waits for the load: without
+    /// libcurl the task stays in the session, waiting, for a later run; no file is made.
+    func testGetWithoutLibcurlKeepsWhatItAddedWaiting() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let get = try Processes.tdl(["get", "-q", "-d", downloads.path, url], home: home.path, environment: Self.missing)
+        XCTAssertEqual(get.status, 69, get.stderr)
+        let list = try Processes.tdl(["list"], home: home.path, environment: Self.missing)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let row = list.stdout.components(separatedBy: "\n").first { $0.contains(url) }
+        XCTAssertNotNil(row, list.stdout)
+        XCTAssertTrue(row?.contains("waiting") == true, list.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])
+    }
+
     /// To standard output the stream is read without a session: the same line and status.
     func testGetToStandardOutputWithoutLibcurlSaysSo() throws {
         let home = TemporaryDirectory()

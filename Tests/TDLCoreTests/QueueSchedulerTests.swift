@@ -158,6 +158,25 @@ final class QueueSchedulerTests: XCTestCase {
         f.manager.add([url], options: DownloadOptions(queue: "other"))
         XCTAssertEqual(f.manager.task(url)?.options.queue, "other")
     }
+
+    /// Without queues or a rate schedule the calendar (ICU's, about 0.5 ms the first time) is
+    /// never made; the first queue makes it and reads its hours in it.
+    func testTheCalendarIsMadeOnlyWhenQueuesOrTheScheduleNeedIt() throws {
+        let f = Fixture(limit: 3)
+        f.manager.useRunQueues(QueueList([]), rateSchedule: nil)
+        let url = add(f, ["a"])[0]
+        f.manager.setGlobalRateLimit(1_000)
+        f.clock.advance(5)
+        f.manager.tick()
+        XCTAssertEqual(f.engine.started, [url])
+        XCTAssertEqual(f.manager.rateLimitInForce, 1_000)
+        XCTAssertNil(f.manager.nextQueueChange())
+        XCTAssertNil(f.manager.queueClock.calendar, "no queue and no schedule: no calendar")
+        f.manager.setQueue(QueueDefinition(name: "night", hours: try window(f, 1, 2)))
+        XCTAssertNotNil(f.manager.queueClock.calendar)
+        XCTAssertFalse(f.manager.isQueueOpen("night"))
+        XCTAssertNotNil(f.manager.nextQueueChange())
+    }
 }
 
 /// A download added with no folder goes to its category's folder, once the category has one.
