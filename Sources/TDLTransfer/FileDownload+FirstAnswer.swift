@@ -69,8 +69,10 @@ extension FileDownload {
                 // The session records the name before the part file exists (the manager commits
                 // a `.resolved` before it returns): after a kill at any moment the next run
                 // knows the part file, and the file renamed from it, as this task's own.
+                let chosenAhead = nameChosenAhead
+                nameChosenAhead = nil
                 part = try PartFile.create(directory: job.directory, preferredName: nameFromAnswer(connection),
-                                           isTaken: isTakenByAnother) { chosen in
+                                           chosenAhead: chosenAhead, isTaken: isTakenByAnother) { chosen in
                     fileName = chosen
                     reportResolved()
                     guard wasRecorded else { throw FileError.other(FailReason.notRecorded.message) }
@@ -149,6 +151,7 @@ extension FileDownload {
               let name = PartFile.freeName(directory: job.directory, preferredName: nameFromAnswer(connection), from: 0,
                                            isTaken: isTakenByAnother) else { return }
         fileName = name
+        nameChosenAhead = name
         reportResolved(commitNow: false)
     }
 
