@@ -31,8 +31,18 @@ extension FileDownload {
         connection.awaitsSettling = false
         let started = isLinked(connection) && connectionStarted(connection)
         // The manager may have stopped the download meanwhile (a session it cannot save).
-        guard isLinked(connection) else { return }
-        if started {
+        guard isLinked(connection) else { return dropEarly(connection) }
+        if started, let error = takeEarly(connection) {
+            connection.stopReason = .writeFailed(error)
+            engine.remove(connection)
+            return connectionDone(connection, result: CURLE_WRITE_ERROR)
+        }
+        if !started { dropEarly(connection) }
+        if let ended = connection.endedWhileSettling {
+            // The transfer ended while its answer waited (a small file came whole): it ends now.
+            connection.endedWhileSettling = nil
+            connectionDone(connection, result: started ? ended : CURLE_WRITE_ERROR)
+        } else if started {
             engine.continueTransfer(connection)
         } else {
             engine.remove(connection)
