@@ -3,10 +3,10 @@ import TDLCore
 
 /// The body bytes that arrive while a first answer waits to be settled (its name committed
 /// before its part file is made). They are kept by the connection, counted nowhere, up to one
-/// gather buffer: a small file comes whole in the meantime and its transfer ends, where a
-/// paused transfer had libcurl copy them aside and hand them over again on resuming (two
-/// copies of every small file, and a turn). Settled, they become the connection's gathered
-/// bytes at the segment's start; refused, they are dropped with the connection.
+/// gather buffer: a small file comes whole in the meantime and its transfer ends. Pausing
+/// the transfer instead would have libcurl copy them aside and hand them over again on
+/// resuming: two more copies of every small file, and a turn. Settled, they become the
+/// connection's gathered bytes at the segment's start; refused, they are dropped with it.
 extension FileDownload {
     /// In the write callback, while `connection` awaits settling: keeps the bytes, or pauses
     /// the transfer when a gather buffer would not hold them (curl keeps the rest).

@@ -5,8 +5,8 @@ import TDLCore
 extension FileDownload {
     /// fdatasync in the background, then report the offsets that are now durable. None of
     /// the twice-a-second ones while finishing: the finish syncs the whole file and reports it
-    /// finished (a failed one reports its offsets itself), so a sync of each small file just
-    /// before its batch's `syncfs` cost an fdatasync and a commit for nothing.
+    /// finished (a failed one reports its offsets itself): a sync of a file just before its
+    /// batch's `syncfs` would cost an fdatasync and a commit for nothing.
     func checkpoint(final: Bool = false, then: (() -> Void)? = nil) {
         guard let part, checkpoints.mayStart(final: final), final || !finishing else { then?(); return }
         if let error = writeAllPending(), !stopped {
