@@ -12,14 +12,14 @@ extension DownloadManager {
         scheduler.track(url, state) { waitingEntry(url) }
     }
 
-    func setState(_ url: String, _ state: TaskState, reason: FailReason? = nil) {
+    func setState(_ url: String, _ state: TaskState, reason: FailReason? = nil, mayWait: Bool = false) {
         guard tasks[url] != nil else { return }
         tasks[url]?.state = state
         tasks[url]?.failReason = state == .failed ? reason : nil
         trackState(url, state)
         live.retrying[url] = nil
         if state != .downloading { live.forget(url) }
-        markDirty(url)
+        markDirty(url, mayWait: mayWait)
         emit(.taskChanged(url))
     }
 

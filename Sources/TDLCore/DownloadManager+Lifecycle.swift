@@ -47,7 +47,9 @@ extension DownloadManager {
             if phase == .downloading && scheduler.finishing.contains(url) {
                 scheduler.setFinishing(url, false)  // downloads again after a failed check
             } else {
-                setState(url, phase.state, reason: reason)
+                // A start or a finish changes no name: a commit of names need not carry it
+                // (a launch after a crash finds a file renamed into place, `load`).
+                setState(url, phase.state, reason: reason, mayWait: rule.event == .start || rule.event == .transferFinished)
             }
         }
         if rule.effects.contains(.startTransfer) { startTransfer(url) }

@@ -8,7 +8,8 @@ extension DownloadManager {
             guard var task = tasks[url] else { return }
             // The same as the task in memory: nothing new to write. This stands for the session
             // because every change to `tasks[url]` is either committed or marked dirty (and then
-            // written by the next flush, which `commitNow` asks for here). A name reported ahead
+            // written by the next flush, which `commitNow` asks for here: a change of what this
+            // report carries never waits, `markDirty(_:mayWait:)`). A name reported ahead
             // is marked dirty, so it is committed even if its file is never made (the download
             // stopped in between): the name then stays the task's, with no file under it yet.
             let same = task.fileName == fileName && task.size == size && task.mimeType == mimeType && task.etag == etag
@@ -28,8 +29,9 @@ extension DownloadManager {
             if !same { markDirty(url) }
             // Recorded before the engine creates or renames a file under this name, so a run
             // after a kill at any moment recognises the file as this task's (no "name (1)").
-            // The flush writes every change waiting, the names reported without a commit too.
-            if commitNow { flush() }
+            // The commit writes every change waiting but a download's start or end, the names
+            // reported without a commit too.
+            if commitNow { flushUrgent() }
             if resort && task.deletedAt == nil { reposition(url) }
             emit(.taskChanged(url))
         case let .checkpoint(url, segments):
@@ -63,6 +65,8 @@ extension DownloadManager {
             tasks[url]?.size = size
             tasks[url]?.received = size
             tasks[url]?.segments = [Segment(start: 0, end: size, done: size)]
+            // The end of a download may wait for the next save, a change of its name or size not.
+            if tasks[url]?.fileName != before.fileName || before.size != size { markDirty(url) }
             move([url], .transferFinished)
             if before.deletedAt == nil,
                placeDepends(nameChanged: before.fileName != tasks[url]?.fileName, sizeChanged: before.size != size) {

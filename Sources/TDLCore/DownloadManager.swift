@@ -104,9 +104,28 @@ public final class DownloadManager {
     /// Files that could not be deleted, kept for the command that asked (`takeDeleteFailures`).
     var deleteFailures: [FileDeleteFailure] = []
 
-    /// Every change that is saved passes here, so the name claims follow it too.
-    func markDirty(_ url: String) {
-        saves.taskChanged(url)
+    /// Commits what must be durable before the engine makes a file: the changed tasks but
+    /// those whose change may wait (a download started or ended, `markDirty(_:mayWait:)`),
+    /// which the next save writes with the others. A session that failed to save, or a
+    /// removal or purge waiting, takes a whole `flush`.
+    func flushUrgent() {
+        guard !isUnsaved, saves.holdsOnlyTaskChanges else { return flush() }
+        guard let store, let changes = saves.takeUrgent(tasks: tasks.byURL) else { return }
+        do {
+            try store.commit(changes)
+        } catch {
+            saves.giveBackUrgent(changes)
+            let problem = "could not save the session: \(error)"
+            lastError = problem
+            emit(.saveFailed(problem))
+        }
+    }
+
+    /// Every change that is saved passes here, so the name claims follow it too. `mayWait`:
+    /// the change (a download's start or end, never a name) need not go out with a commit
+    /// the engine waits for; it goes with the next save, within a tenth of a second.
+    func markDirty(_ url: String, mayWait: Bool = false) {
+        if mayWait { saves.taskChangedMayWait(url) } else { saves.taskChanged(url) }
         if claims != nil, let task = tasks[url] { claims!.update(task) }
     }
 

@@ -22,6 +22,9 @@ struct SaveQueue {
     /// stopped download's last checkpoint may still be on its way, and must not bring back
     /// offsets of bytes that are gone.
     private(set) var progressReset: Set<String> = []
+    /// Changed tasks whose change may wait for the next save: a download started or ended.
+    /// A commit the engine waits for (a name before its file) leaves them out (`takeUrgent`).
+    private var mayWait: Set<String> = []
 
     /// Room for `count` more changed tasks: a batch of a million grew the set step by step,
     /// hashing every URL again at each step.
@@ -32,6 +35,42 @@ struct SaveQueue {
 
     mutating func taskChanged(_ url: String) {
         if changedTasks.insert(url).inserted { changeOrder.append(url) }
+        if !mayWait.isEmpty { mayWait.remove(url) }
+    }
+
+    /// A change that may wait for the next save, unless the task has another that may not.
+    mutating func taskChangedMayWait(_ url: String) {
+        if changedTasks.insert(url).inserted {
+            changeOrder.append(url)
+            mayWait.insert(url)
+        }
+    }
+
+    /// Only changed tasks and progress wait: a commit of some tasks alone keeps the order of
+    /// everything else (a removal, a purge) as it is.
+    var holdsOnlyTaskChanges: Bool {
+        pending.removed.isEmpty && pending.purgesBegun.isEmpty && pending.purgesEnded.isEmpty
+    }
+
+    /// The changed tasks whose changes may not wait (names above all), each as it is in
+    /// `tasks`, in the order they first changed; nil when there are none. Everything else
+    /// stays for the next `take`, and `lastSave` with it.
+    mutating func takeUrgent(tasks: [String: DownloadTask]) -> SessionChanges? {
+        guard changedTasks.count > mayWait.count else { return nil }
+        var changes = SessionChanges()
+        for url in changeOrder where !mayWait.contains(url) && changedTasks.remove(url) != nil {
+            changeOrderHasGaps = true
+            if let task = tasks[url] {
+                changes.upserted.append(task)
+                if !pending.progress.isEmpty { pending.progress[url] = nil }
+            }
+        }
+        return changes.upserted.isEmpty ? nil : changes
+    }
+
+    /// A `takeUrgent` that failed: its tasks are changed again.
+    mutating func giveBackUrgent(_ changes: SessionChanges) {
+        for task in changes.upserted { taskChanged(task.url) }
     }
 
     mutating func settingsChanged(_ settings: SessionSettings) { pending.settings = settings }
@@ -51,6 +90,7 @@ struct SaveQueue {
     mutating func taskRemoved(_ url: String) {
         progressReset.remove(url)
         if changedTasks.remove(url) != nil { changeOrderHasGaps = true }
+        mayWait.remove(url)
         pending.progress[url] = nil
         pending.removed.append(url)
     }
@@ -80,6 +120,7 @@ struct SaveQueue {
         }
         changedTasks.removeAll()
         changeOrder.removeAll()
+        mayWait.removeAll()
         changeOrderHasGaps = false
         if list.arrangement.isManual, pending.manualLayout == nil, list.revision != savedListRevision {
             pending.manualLayout = list.layout

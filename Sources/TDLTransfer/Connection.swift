@@ -34,6 +34,10 @@ final class Connection {
     /// Paused on its first answer until the loop's next step settles it with the manager
     /// (see `FileDownload.settleFirstAnswer`).
     var awaitsSettling = false
+    /// Body bytes that came before the first answer was settled, not yet counted anywhere
+    /// (see `FileDownload.holdEarly`), and curl's result when the transfer ended meanwhile.
+    var early: [UInt8] = []
+    var endedWhileSettling: CURLcode?
     /// Why this connection stopped on purpose, decided by a callback.
     var stopReason: StopReason?
 
@@ -332,8 +336,8 @@ final class Connection {
     func receiveBody(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         if !headersChecked, !checkResponse(inCallback: true) { return 0 }
         if stopReason != nil { return 0 }
-        // The first answer waits for the loop's next step; curl keeps these bytes till then.
-        if awaitsSettling { return tdl_writefunc_pause() }
+        // The first answer waits for the loop's next step: its first bytes wait in memory.
+        if awaitsSettling { return download.holdEarly(self, pointer, count) }
         if isUnfollowedRedirect { return count }
         // A file:// copy cannot pause (curl fails it): it takes every byte, limit or not.
         guard canPause else { return take(pointer, count) }

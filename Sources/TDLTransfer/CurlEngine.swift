@@ -401,6 +401,11 @@ public final class CurlEngine: TransferEngine {
             guard let raw else { continue }
             let connection = Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
             release(connection)
+            // Its first answer waits to be settled with the others: it ends then.
+            if connection.awaitsSettling {
+                connection.endedWhileSettling = result
+                continue
+            }
             connection.download.connectionDone(connection, result: result)
             applyRateLimits()
         }

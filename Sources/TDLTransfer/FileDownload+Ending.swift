@@ -3,9 +3,12 @@ import TDLCore
 /// Checkpoints, and the ways a download ends: stopped, failed, or finished (verified,
 /// fsync'ed and renamed into place by the `Finisher`).
 extension FileDownload {
-    /// fdatasync in the background, then report the offsets that are now durable.
+    /// fdatasync in the background, then report the offsets that are now durable. None of
+    /// the twice-a-second ones while finishing: the finish syncs the whole file and reports it
+    /// finished (a failed one reports its offsets itself): a sync of a file just before its
+    /// batch's `syncfs` would cost an fdatasync and a commit for nothing.
     func checkpoint(final: Bool = false, then: (() -> Void)? = nil) {
-        guard let part, checkpoints.mayStart(final: final) else { then?(); return }
+        guard let part, checkpoints.mayStart(final: final), final || !finishing else { then?(); return }
         if let error = writeAllPending(), !stopped {
             then?()
             return failNow(error.reason)

@@ -31,8 +31,18 @@ extension FileDownload {
         connection.awaitsSettling = false
         let started = isLinked(connection) && connectionStarted(connection)
         // The manager may have stopped the download meanwhile (a session it cannot save).
-        guard isLinked(connection) else { return }
-        if started {
+        guard isLinked(connection) else { return dropEarly(connection) }
+        if started, let error = takeEarly(connection) {
+            connection.stopReason = .writeFailed(error)
+            engine.remove(connection)
+            return connectionDone(connection, result: CURLE_WRITE_ERROR)
+        }
+        if !started { dropEarly(connection) }
+        if let ended = connection.endedWhileSettling {
+            // The transfer ended while its answer waited (a small file came whole): it ends now.
+            connection.endedWhileSettling = nil
+            connectionDone(connection, result: started ? ended : CURLE_WRITE_ERROR)
+        } else if started {
             engine.continueTransfer(connection)
         } else {
             engine.remove(connection)
@@ -69,8 +79,10 @@ extension FileDownload {
                 // The session records the name before the part file exists (the manager commits
                 // a `.resolved` before it returns): after a kill at any moment the next run
                 // knows the part file, and the file renamed from it, as this task's own.
+                let chosenAhead = nameChosenAhead
+                nameChosenAhead = nil
                 part = try PartFile.create(directory: job.directory, preferredName: nameFromAnswer(connection),
-                                           isTaken: isTakenByAnother) { chosen in
+                                           chosenAhead: chosenAhead, isTaken: isTakenByAnother) { chosen in
                     fileName = chosen
                     reportResolved()
                     guard wasRecorded else { throw FileError.other(FailReason.notRecorded.message) }
@@ -149,6 +161,7 @@ extension FileDownload {
               let name = PartFile.freeName(directory: job.directory, preferredName: nameFromAnswer(connection), from: 0,
                                            isTaken: isTakenByAnother) else { return }
         fileName = name
+        nameChosenAhead = name
         reportResolved(commitNow: false)
     }
 

@@ -27,6 +27,9 @@ final class FileDownload {
     /// reported before the finish, so a launch after a kill recognises the renamed file.
     var reportedSize: Int64?
     var part: PartFile?
+    /// The free name `recordNameAhead` found for the part file in this step: settling tries
+    /// it first (see `PartFile.create`).
+    var nameChosenAhead: String?
     var segments: SegmentTable<Connection>
     var resolved = false
     var retries: RetryPolicy

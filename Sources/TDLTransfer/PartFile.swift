@@ -74,25 +74,37 @@ final class PartFile: Sendable {
     /// exist, so nothing of the user's is ever overwritten. O_EXCL makes the reservation atomic.
     /// `isTaken` says whether another task owns a target path; `willCreate` hears each name
     /// before the file is made under it (to record it first), and may refuse it by throwing.
-    static func create(directory: String, preferredName: String, isTaken: @escaping (String) -> Bool,
-                       willCreate: (String) throws -> Void) throws -> PartFile {
+    /// `chosenAhead`: a name `freeName` found free in this step of the loop, tried first
+    /// without looking it up on disk again (O_EXCL still guards the part file, and the finish's
+    /// no-replace rename the target); when it is taken by now, the names are looked up as usual.
+    static func create(directory: String, preferredName: String, chosenAhead: String? = nil,
+                       isTaken: @escaping (String) -> Bool, willCreate: (String) throws -> Void) throws -> PartFile {
         var madeFolder = false
+        if let name = chosenAhead, !isTaken((directory as NSString).appendingPathComponent(name)) {
+            try willCreate(name)
+            if let made = try createPart(directory, name, madeFolder: &madeFolder) { return made }
+        }
         for name in freeNames(directory: directory, preferredName: preferredName, from: 0, isTaken: isTaken) {
             try willCreate(name)
-            while true {
-                let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-                if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
-                let failure = errno
-                if failure == EEXIST { break }
-                // A download folder removed while tdl runs is made again when a download needs
-                // it (once every later download failed in it until a restart). Asked of the
-                // `open` that failed, not checked before each file: one call fewer per file.
-                guard failure == ENOENT, !madeFolder else { throw FileError.from(failure, partPath(directory, name)) }
-                madeFolder = true
-                try makeFolder(directory)
-            }
+            if let made = try createPart(directory, name, madeFolder: &madeFolder) { return made }
         }
         throw FileError.other("no free file name for \(preferredName)")
+    }
+
+    /// Creates `name.part`; nil when it exists.
+    private static func createPart(_ directory: String, _ name: String, madeFolder: inout Bool) throws -> PartFile? {
+        while true {
+            let fd = Glibc.open(partPath(directory, name), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 { return PartFile(directory: directory, fileName: name, fd: fd) }
+            let failure = errno
+            if failure == EEXIST { return nil }
+            // A download folder removed while tdl runs is made again when a download needs
+            // it (once every later download failed in it until a restart). Asked of the
+            // `open` that failed, not checked before each file: one call fewer per file.
+            guard failure == ENOENT, !madeFolder else { throw FileError.from(failure, partPath(directory, name)) }
+            madeFolder = true
+            try makeFolder(directory)
+        }
     }
 
     private static func makeFolder(_ directory: String) throws {

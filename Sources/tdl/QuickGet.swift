@@ -1,5 +1,5 @@
-/// `tdl get URL…` with only `-o NAME`, `-d DIR`, `-q`, `--home DIR` and `--session NAME`,
-/// read without ArgumentParser: its reflection over get's option groups, its check for
+/// `tdl get URL…` with only `-o NAME`, `-d DIR`, `-q`, `--home DIR`, `--session NAME`,
+/// `-j N` and `-i FILE`, read without ArgumentParser: its reflection over get's option groups, its check for
 /// `--generate-completion-script` and the runtime's conformance lookups on the way are a
 /// large part of a run that downloads one small file (docs/measurements.md).
 ///
@@ -11,6 +11,7 @@ enum QuickGet {
     static func command(_ arguments: [String]) -> GetCommand? {
         guard arguments.first == "get" else { return nil }
         var home: String?, session: String?, dir: String?, output: String?, quiet = false
+        var jobs: Int?, inputFile: String?
         var urls: [String] = []
         var rest = arguments.dropFirst()
         while let word = rest.popFirst() {
@@ -31,6 +32,11 @@ enum QuickGet {
             case "--session" where session == nil: session = value
             case "-d" where dir == nil, "--dir" where dir == nil: dir = value
             case "-o" where output == nil: output = value
+            case "-i" where inputFile == nil: inputFile = value
+            case "-j" where jobs == nil:
+                // ArgumentParser's reading of an Int; what it refuses, it says in its words.
+                guard let n = Int(value) else { return nil }
+                jobs = n
             default: return nil
             }
         }
@@ -83,9 +89,9 @@ enum QuickGet {
             return request
         }()
         command.urls = urls
-        command.inputFile = nil
+        command.inputFile = inputFile
         command.output = output
-        command.jobs = nil
+        command.jobs = jobs
         command.connections = 8
         command.limitRate = nil
         command.maxDownloadLimit = nil

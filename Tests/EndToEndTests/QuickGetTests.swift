@@ -19,6 +19,8 @@ final class QuickGetTests: XCTestCase {
             ["get", url, "-q", "--session", "other", "-o", "name.bin"],
             ["get", "--dir", "sub", url, "http://127.0.0.1:9/b.bin"],
             ["get", "-o", "sub/x.bin", "--home", "h", url],
+            ["get", "--home", "h", "-d", "out", "-q", "-j", "16", "-i", "urls.txt"],
+            ["get", "-i", "urls.txt", url, "-j", "3"],
         ]
         for form in forms {
             let check = try reading(form)
@@ -34,6 +36,11 @@ final class QuickGetTests: XCTestCase {
             ["get", "--help"],
             ["get", "help"],
             ["get", "-x", "4", url],
+            ["get", "-j", "x", url],                // not a number: ArgumentParser says so
+            ["get", "-j", "0", url],                // out of range: its check fails
+            ["get", "-i", "-", url],
+            ["get", "-j", "2", "-j", "3", url],
+            ["get", "-i", "a", "-o", "b"],
             ["get", "-o", "-", url],
             ["get", "-qd", "d", url],
             ["get", "--home=h", url],

@@ -46,6 +46,66 @@ final class ResolvedCommitTests: XCTestCase {
         XCTAssertEqual(Set(store.commits.last?.upserted.map(\.fileName) ?? []), ["a.bin", "b.bin"], "the retry carries both names")
     }
 
+    /// A commit of names carries the tasks whose names changed, not downloads that merely
+    /// started or ended meanwhile: those go with the next save, and a task that started and
+    /// then reported its name goes out whole, state and name in one row.
+    func testACommitOfNamesLeavesStartsAndEndsForTheNextSave() throws {
+        let store = FakeStore(SessionSnapshot(tasks: [], settings: SessionSettings()))
+        let engine = FakeEngine()
+        let manager = DownloadManager(defaultDirectory: NSTemporaryDirectory(), engine: engine, store: store)
+        _ = try manager.load()
+        manager.maxDownloadCount = 2
+        let (a, b, c) = ("https://example.com/a", "https://example.com/b", "https://example.com/c")
+        manager.add([a, b, c])
+        manager.flush()
+        XCTAssertEqual(engine.started, [a, b])
+        let before = store.commits.count
+
+        resolved(engine, b, "b")
+        XCTAssertEqual(store.commits.count, before + 1)
+        let folder = NSTemporaryDirectory()
+        engine.onEvent?(.finished(url: b, path: (folder as NSString).appendingPathComponent("b"), size: 5))
+        XCTAssertEqual(engine.started, [a, b, c], "b's slot went to c")
+        resolved(engine, a, "a.bin")
+        XCTAssertEqual(store.commits.count, before + 2)
+        XCTAssertEqual(store.commits.last?.upserted.map(\.url), [a], "b's end and c's start wait for the next save")
+        XCTAssertFalse(manager.isUnsaved)
+
+        manager.flush()
+        XCTAssertEqual(store.commits.count, before + 3)
+        let saved = Dictionary(uniqueKeysWithValues: (store.commits.last?.upserted ?? []).map { ($0.url, $0) })
+        XCTAssertEqual(Set(saved.keys), [b, c])
+        XCTAssertEqual(saved[b]?.state, .finished)
+        XCTAssertEqual(saved[c]?.state, .downloading)
+
+        // c is finished under another name than the one it had: that may not wait.
+        engine.onEvent?(.finished(url: c, path: (folder as NSString).appendingPathComponent("c (1)"), size: 5))
+        resolved(engine, a, "a (1).bin")
+        XCTAssertEqual(store.commits.last?.upserted.map(\.url), [c, a], "a name changed at the end goes with the names")
+        XCTAssertEqual(store.commits.last?.upserted.first?.state, .finished)
+    }
+
+    /// After a failed save the commit a name asks for is a whole save, carrying what the failed
+    /// one held (the engine asks whether the session is saved, not which rows).
+    func testACommitOfNamesAfterAFailedSaveWritesEverything() throws {
+        let f = try TwoAdded()
+        let (store, manager, a, b, before) = (f.store, f.manager, f.a, f.b, f.before)
+        XCTAssertNil(manager.renameFile(of: b, to: "renamed.bin"))
+        store.refusing = true
+        manager.flush()
+        XCTAssertTrue(manager.isUnsaved)
+        store.refusing = false
+        f.resolved(a, "a.bin", commitNow: true)
+        XCTAssertEqual(store.commits.count, before + 1)
+        XCTAssertEqual(Set(store.commits.last?.upserted.map(\.fileName) ?? []), ["a.bin", "renamed.bin"])
+        XCTAssertFalse(manager.isUnsaved)
+    }
+
+    private func resolved(_ engine: FakeEngine, _ url: String, _ name: String) {
+        engine.onEvent?(.resolved(url: url, fileName: name, size: 5, mimeType: nil, etag: nil, lastModified: nil,
+                                  finalURL: nil, commitNow: true))
+    }
+
     /// Two downloads added to a manager on a fake store and engine, and the engine's report of
     /// a first answer's name.
     private struct TwoAdded {

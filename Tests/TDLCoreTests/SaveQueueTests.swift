@@ -61,6 +61,36 @@ final class SaveQueueTests: XCTestCase {
                        "a batch's rows are written in the order it was added")
     }
 
+    func testChangesThatMayWaitStayForTheNextTakeUnlessAnotherChangeMayNot() {
+        var queue = SaveQueue()
+        let a = task("a"), b = task("b"), c = task("c")
+        let table = [a.url: a, b.url: b, c.url: c]
+        queue.taskChangedMayWait(a.url)
+        queue.taskChanged(b.url)
+        queue.taskChangedMayWait(c.url)
+        queue.taskChanged(c.url)
+        queue.progressed(a.url, [Segment(start: 0, end: 10, done: 5)])
+        XCTAssertEqual(queue.takeUrgent(tasks: table)?.upserted.map(\.url), [b.url, c.url])
+        XCTAssertNil(queue.takeUrgent(tasks: table), "only a's start waits")
+        queue.taskChangedMayWait(b.url)
+        let rest = queue.take(tasks: table, list: list, at: start)
+        XCTAssertEqual(rest?.upserted.map(\.url), [a.url, b.url])
+        XCTAssertEqual(rest?.progress.isEmpty, true, "a's segments go with its row")
+        XCTAssertNil(queue.take(tasks: table, list: list, at: start))
+    }
+
+    func testAFailedUrgentCommitIsGivenBackAndARemovalAsksForAWholeSave() {
+        var queue = SaveQueue()
+        let a = task("a"), b = task("b")
+        queue.taskChanged(a.url)
+        let failed = queue.takeUrgent(tasks: [a.url: a])!
+        queue.giveBackUrgent(failed)
+        XCTAssertEqual(queue.takeUrgent(tasks: [a.url: a])?.upserted.map(\.url), [a.url])
+        XCTAssertTrue(queue.holdsOnlyTaskChanges)
+        queue.taskRemoved(b.url)
+        XCTAssertFalse(queue.holdsOnlyTaskChanges)
+    }
+
     func testATaskRemovedAndChangedAgainGoesOutOnce() {
         var queue = SaveQueue()
         let a = task("a"), b = task("b"), c = task("c")

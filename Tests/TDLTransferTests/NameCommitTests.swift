@@ -81,6 +81,52 @@ final class NameCommitTests: FaultServerTestCase {
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("one.bin")), try server.sha256(name: "one-url.bin", size: 300000, seed: 3))
     }
 
+    /// Small files come whole while their names wait to be committed: their bytes wait in
+    /// memory and their transfers end meanwhile. A refused commit drops those bytes (no file
+    /// appears, nothing is counted as received); once the session takes the names, each file
+    /// is downloaded again and is the server's, byte for byte.
+    func testSmallFilesThatCameWholeWhileTheirNamesWaitedAreWrittenOnlyOnceTheNamesAreCommitted() throws {
+        let downloads = TemporaryDirectory("tdl-name-commit-small")
+        let store = RefusingStore(folder: downloads.path, names: ["one.bin", "two.bin"])
+        let engine = CurlEngine(settings: EngineHarness.fastSettings)
+        let manager = DownloadManager(identifier: "test", defaultDirectory: downloads.path, engine: engine, store: store)
+        _ = try manager.load()
+        manager.setConnectionsPerDownload(1)
+        manager.maxDownloadCount = 0
+        var reported: [TransferEvent] = []
+        let hear = engine.onEvent
+        engine.onEvent = { reported.append($0); hear?($0) }
+        let urls = ["one", "two"].map { server.url("/file/\($0)-url.bin?size=100000&seed=4&cd=attachment%3B%20filename%3D\($0).bin") }
+        manager.add(urls)
+        manager.flush()
+
+        let deadline = Date().addingTimeInterval(20)
+        while !urls.allSatisfy({ url in reported.contains { Self.isNotRecorded($0, url) } }), manager.isBusy, Date() < deadline {
+            _ = manager.runOnce(timeoutMs: 0)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        XCTAssertEqual(store.refused.first, ["one.bin", "two.bin"])
+        XCTAssertTrue(store.filesAtRefusal.allSatisfy(\.isEmpty), "a file before its name was committed: \(store.filesAtRefusal)")
+        XCTAssertEqual(RefusingStore.parts(in: downloads.path), [])
+        for url in urls {
+            XCTAssertEqual(manager.task(url)?.received, 0, "bytes held for an answer never settled are not counted")
+        }
+
+        store.refusing = false
+        let end = Date().addingTimeInterval(30)
+        while (manager.isBusy || manager.isUnsaved), Date() < end {
+            _ = manager.runOnce(timeoutMs: 0)
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []).sorted()
+        XCTAssertEqual(files, ["one.bin", "two.bin"])
+        for (url, name) in zip(urls, ["one", "two"]) {
+            XCTAssertEqual(manager.state(of: url), .finished, url)
+            XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("\(name).bin")),
+                           try server.sha256(name: "\(name)-url.bin", size: 100000, seed: 4))
+        }
+    }
+
     private static func isNotRecorded(_ event: TransferEvent, _ url: String) -> Bool {
         if case let .failed(failed, reason, _) = event { return failed == url && reason == .notRecorded }
         return false
