@@ -5,7 +5,7 @@ import XCTest
 /// A real tdl across a real window edge: at the next minute boundary (local time) one queue
 /// closes and another opens. The download of the closing queue goes back to waiting with its
 /// bytes; the waiting download of the opening queue starts on its own. tdl's wall clock is
-/// moved to ten seconds before a minute (`ClockShift`), so the edge comes in seconds rather
+/// moved to seven seconds before a minute (`ClockShift`), so the edge comes in seconds rather
 /// than up to a minute; without a C compiler for that, the test waits for a real minute.
 final class QueueWindowTests: FaultServerTestCase {
     /// "HH:MM" of a minute of the day (1440 is "24:00").
@@ -26,11 +26,11 @@ final class QueueWindowTests: FaultServerTestCase {
 
     func testAWindowOpensAndAnotherClosesAtTheMinute() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        // tdl's clock ten seconds before a minute; `now` and `boundary` are on tdl's clock.
+        // tdl's clock seven seconds before a minute; `now` and `boundary` are on tdl's clock.
         let calendar = Calendar.current
         let real = Date()
         let second = real.timeIntervalSince(calendar.dateInterval(of: .minute, for: real)!.start)
-        let ahead = (110 - second).truncatingRemainder(dividingBy: 60)
+        let ahead = (113 - second).truncatingRemainder(dividingBy: 60)
         if let shifted = ClockShift.environment(ahead: ahead) { clock = shifted }
         let now = real.addingTimeInterval(clock.isEmpty ? 0 : ahead)
         // The boundary: the next minute, or the one after when the next is too close to set up.

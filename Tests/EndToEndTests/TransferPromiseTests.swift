@@ -83,7 +83,7 @@ final class TransferPromiseTests: FaultServerTestCase {
     /// first four halves are a sixteenth of the file or more (a stall after them starts the
     /// retries over), the later ones are not. A small file: curl judges the 1 KB/s floor over
     /// the last seconds, so a stall after a large half is seen only once that half is seconds
-    /// old (halves of 2 KB and less are seen within a second or two; 8 KB took five).
+    /// old; the first half is 2 KB.
     func testAServerThatSendsHalfOfWhatIsLeftAndStallsEnds() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         let result = try get(["-x", "1", "-d", downloads.path, server.url("/file/halves.bin?size=4000&seed=36&halve=1&stall=120")],
