@@ -25,7 +25,7 @@ final class TmuxTests: XCTestCase {
 
     func waitForScreen(containing text: String, timeout: Double = 30) throws -> String {
         var last = ""
-        _ = try Processes.waitUntil(timeout: timeout, interval: 0.2) {
+        _ = try Processes.waitUntil(timeout: timeout, interval: 0.05) {
             last = try screen()
             return last.contains(text)
         }

@@ -82,10 +82,11 @@ final class TransferPromiseTests: FaultServerTestCase {
     /// Half of what is left, then nothing: every answer is progress, and none completes. The
     /// first four halves are a sixteenth of the file or more (a stall after them starts the
     /// retries over), the later ones are not. A small file: curl judges the 1 KB/s floor over
-    /// the last seconds, so a stall after a large half is seen only once that half is seconds old.
+    /// the last seconds, so a stall after a large half is seen only once that half is seconds
+    /// old; the first half is 2 KB.
     func testAServerThatSendsHalfOfWhatIsLeftAndStallsEnds() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
-        let result = try get(["-x", "1", "-d", downloads.path, server.url("/file/halves.bin?size=16000&seed=36&halve=1&stall=120")],
+        let result = try get(["-x", "1", "-d", downloads.path, server.url("/file/halves.bin?size=4000&seed=36&halve=1&stall=120")],
                              home: home, timeout: 150)
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("timed out"), result.stderr)

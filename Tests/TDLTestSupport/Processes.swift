@@ -50,6 +50,10 @@ public enum Processes {
         process.standardError = err
         let input = Pipe()
         process.standardInput = input
+        // Woken by the exit itself: a poll of `isRunning` added up to its interval to every
+        // program a test runs (tdl, sha256sum, curl for the fault server's answers).
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
@@ -62,9 +66,10 @@ public enum Processes {
                 group.leave()
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate(); usleep(200_000); kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            if exited.wait(timeout: .now() + 0.2) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+        }
         process.waitUntilExit()
         group.wait()
         let killed = process.terminationReason == .uncaughtSignal
