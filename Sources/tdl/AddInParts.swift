@@ -8,7 +8,8 @@ import TDLSession
 /// a million tasks. The parts are one batch (`AddBatch`): a URL repeated in a later part is
 /// "repeated in this batch", and the list keeps the file's order. A crash leaves the parts
 /// committed before it added; the same command then finds them in the session and adds the
-/// rest. The reply is the one a single add prints.
+/// rest. The reply is the one a single add prints. Into an empty session a part is committed
+/// on a second thread while the next is added (`overlapped`).
 ///
 /// When a tdl runs the session, the whole file goes to it in one request. A list arranged by
 /// hand takes the whole file at once too: a part's tasks would go on top of the list, above
@@ -70,6 +71,11 @@ enum AddInParts {
         // the batch, which the manager knows): no row needs reading, and reading a million
         // URLs in a table the earlier parts grew was a twentieth of the add.
         let readsRows = try !opened.holdsNoTask()
+        if !readsRows {
+            try overlapped(given, input: input, opened: opened, fill: fill, batch: &batch, reply: &reply, sawProblems: &sawProblems)
+            opened.endWithoutFreeing()
+            reply.finish(badInput: sawProblems)
+        }
         var recovery = opened.recovery
         var committed = false
         var part = given

@@ -17,7 +17,8 @@ extension InputFile {
 /// is what its parts ask for, and reading it needs the memory of one part.
 final class InputFileParts {
     /// Entries a part holds: `TDL_ADD_PART` (a test reads a short file in several parts), else
-    /// 100,000, about 90 MB while they are added.
+    /// 100,000, about 90 MB while they are added (twice that into an empty session, where one
+    /// part is committed while the next is added).
     static var defaultPartSize: Int {
         ProcessInfo.processInfo.environment["TDL_ADD_PART"].flatMap(Int.init).map { max(1, $0) } ?? 100_000
     }

@@ -163,6 +163,41 @@ final class AddInPartsTests: XCTestCase {
         XCTAssertEqual(list.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }, urls)
     }
 
+    /// A commit that fails part way (the file-size limit reached) ends an add into an empty
+    /// session, whose parts are committed on a second thread while the next is added: the
+    /// session holds exactly the URLs said to be added, a prefix of the file in its order, and
+    /// the same command again adds the rest.
+    func testAFailedCommitPartWayLeavesWhatWasSaidAdded() throws {
+        let home = TemporaryDirectory()
+        let urls = (0 ..< 8_000).map { url("limit/\($0)/file-\($0).bin") }
+        let file = home.file("urls.txt")
+        try urls.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        // 1 MiB (in blocks of 512 bytes): the session's WAL reaches it after a few parts. A
+        // write past it fails (EFBIG) rather than ending the process.
+        let limited = try Processes.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 2048 && exec \"$0\" \"$@\"",
+                                                    Processes.tdlBinary, "add", "-i", file],
+                                        environment: ["TDL_HOME": home.path, "TDL_ADD_PART": "500"])
+        XCTAssertEqual(limited.status, 5, limited.stderr)
+        XCTAssertTrue(limited.stderr.contains("could not save the session"), limited.stderr)
+        let said = limited.stdout.split(separator: "\n").map { line -> String in
+            XCTAssertTrue(line.hasPrefix("added "), String(line))
+            return String(line.dropFirst(6))
+        }
+        XCTAssertGreaterThan(said.count, 0, "the first parts fit")
+        XCTAssertLessThan(said.count, urls.count)
+        XCTAssertEqual(said.count % 500, 0, "whole parts")
+        XCTAssertEqual(said, Array(urls.prefix(said.count)))
+        let listed = try Processes.tdl(["list"], home: home.path).stdout
+        XCTAssertEqual(listed.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }, said)
+
+        let again = try Processes.tdl(["add", "-i", file], home: home.path, environment: ["TDL_ADD_PART": "500"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stdout, urls.dropFirst(said.count).map { "added \($0)\n" }.joined()
+                       + said.map { "already in the list: \($0)\n" }.joined())
+        let all = try Processes.tdl(["list"], home: home.path).stdout
+        XCTAssertEqual(all.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }, urls)
+    }
+
     /// The peak of an add of 60,000 URLs in parts of 2,000 is well below that of one part:
     /// memory follows the part, not the file.
     func testAnAddInPartsHoldsOnePartInMemory() throws {
