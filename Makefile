@@ -26,7 +26,7 @@ test: test-deps
 # control servers, the lists other threads read, a long list sorted and filled on two threads, the
 # engine's worker, the libcurl loader, and aria2p against the TSan-built tdl. Any report, from
 # the tests or from a tdl they drive, fails the target.
-TSAN_TESTS := RPCServerTests|Aria2RPCTests|LoopBoundTests|FilterNamesTests|ControlServerTests|SessionLoopTests|ChangedTasksTests|ListSnapshotTests|EngineReportTests|Aria2pTests|RPCSafetyTests|SortingTests|NameCommitTests|WriteBacklogTests|LibcurlLoadTests
+TSAN_TESTS := RPCServerTests|Aria2RPCTests|LoopBoundTests|FilterNamesTests|ControlServerTests|SessionLoopTests|ChangedTasksTests|ListSnapshotTests|EngineReportTests|Aria2pTests|RPCSafetyTests|SortingTests|NameCommitTests|WriteBacklogTests|LibcurlLoadTests|DetachedSaveTests
 TSAN_REPORTS := $(CURDIR)/.build-tsan/reports
 tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -q 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
