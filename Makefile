@@ -24,7 +24,7 @@ test: test-deps
 
 # The threaded tests under ThreadSanitizer, in a build folder of their own: the JSON-RPC and
 # control servers, the lists other threads read, a long list sorted and filled on two threads, the
-# engine's worker, the libcurl loader, and aria2p against the TSan-built tdl. Any report, from
+# engine's worker, the libcurl loader, add -i's session writer, and aria2p against the TSan-built tdl. Any report, from
 # the tests or from a tdl they drive, fails the target.
 TSAN_TESTS := RPCServerTests|Aria2RPCTests|LoopBoundTests|FilterNamesTests|ControlServerTests|SessionLoopTests|ChangedTasksTests|ListSnapshotTests|EngineReportTests|Aria2pTests|RPCSafetyTests|SortingTests|NameCommitTests|WriteBacklogTests|LibcurlLoadTests|DetachedSaveTests
 TSAN_REPORTS := $(CURDIR)/.build-tsan/reports
