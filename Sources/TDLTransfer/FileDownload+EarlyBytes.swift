@@ -9,9 +9,10 @@ import TDLCore
 /// connection's gathered bytes at the segment's start; refused, they are dropped with it.
 extension FileDownload {
     /// In the write callback, while `connection` awaits settling: keeps the bytes, or pauses
-    /// the transfer when a gather buffer would not hold them (curl keeps the rest).
+    /// the transfer when a gather buffer would not hold them (curl keeps the rest) or a rate
+    /// limit applies (held bytes would pass it before its allowance is asked).
     func holdEarly(_ connection: Connection, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-        guard connection.early.count + count <= Self.gatherSize else { return tdl_writefunc_pause() }
+        guard connection.rateLimit == nil, connection.early.count + count <= Self.gatherSize else { return tdl_writefunc_pause() }
         if connection.early.capacity < Self.gatherSize { connection.early = engine.gatherBuffers.take(capacity: Self.gatherSize) }
         connection.early.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
         return count
