@@ -83,6 +83,8 @@ final class SessionCommandTests: FaultServerTestCase {
 
         // Nobody runs the session now: resume changes the saved session, and the next get finishes it.
         XCTAssertEqual(try Processes.tdl(["resume", slow], home: home.path).stdout, "resumed \(slow)\n")
+        try server.unthrottle()
+        defer { try? server.throttle() }
         let finish = try Processes.tdl(["get", "--all", "-q"], home: home.path)
         XCTAssertEqual(finish.status, 0, finish.stderr)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("slow.bin")), try server.sha256(name: "slow.bin", size: 2_000_000, seed: 3))
@@ -208,6 +210,9 @@ final class SessionCommandTests: FaultServerTestCase {
         first.interrupt()
         first.waitUntilExit()
         XCTAssertEqual(first.terminationStatus, 130)
+        // What is left only waits for the download to end.
+        try server.unthrottle()
+        defer { try? server.throttle() }
         second.waitUntilExit()
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(second.terminationStatus, 0, message)
@@ -227,6 +232,8 @@ final class SessionCommandTests: FaultServerTestCase {
         XCTAssertEqual(second.terminationStatus, 130, message)
         XCTAssertTrue(message.contains("interrupted: the tdl running the session goes on downloading"), message)
         // The running get took the file over: it waits for it too, and finishes it.
+        try server.unthrottle()
+        defer { try? server.throttle() }
         first.waitUntilExit()
         XCTAssertEqual(first.terminationStatus, 0)
         XCTAssertEqual(try Processes.sha256(ofFile: downloads.file("two.bin")), try server.sha256(name: "two.bin", size: 2_000_000, seed: 3))

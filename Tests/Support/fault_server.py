@@ -22,8 +22,8 @@ GET /auth/basic/<user>/<pass>/<rest>?...
     <rest>: file/<name>?... like /file, or abs-redirect?to=URL.
 GET /auth/digest/<user>/<pass>/<rest>?...
     The same behind RFC 7616 Digest auth (MD5, qop=auth).
-GET /stats                   JSON counters (requests to /stats and /reset are
-                             not counted); per path: requests, body_bytes,
+GET /stats                   JSON counters (requests to /stats, /reset and
+                             the throttle switches are not counted); per path: requests, body_bytes,
                              authorization (requests that carried one) and
                              headers (lowercase name -> requests that carried
                              it), cookies (the cookie names sent); proxied: requests relayed as a proxy;
@@ -31,7 +31,10 @@ GET /stats                   JSON counters (requests to /stats and /reset are
                              connections open / /file answers being sent at once
 GET http://host:port/path    (absolute URI: a forward-proxy request) relayed
                              to that server and back, counted as proxied
-POST|GET /reset              zero counters and fail_first counts
+POST|GET /reset              zero counters and fail_first counts, and throttle again
+GET /unthrottle              ignore rate= from now on, answers being sent included,
+                             until /throttle or /reset
+GET /throttle                obey rate= again
 
 Knobs on /file (query parameters, combinable)
 ---------------------------------------------
@@ -267,6 +270,8 @@ class Stats:
 
 
 STATS = Stats()
+# Set by /unthrottle: rate= is ignored (a test's last run need not wait for the throttle).
+UNTHROTTLED = threading.Event()
 
 
 # --------------------------------------------------------------------------
@@ -468,6 +473,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self._simple(200, body, ctype="application/json")
             if path == "/reset":
                 STATS.reset()
+                UNTHROTTLED.clear()
+                return self._simple(200, "ok\n")
+            if path == "/unthrottle":
+                UNTHROTTLED.set()
+                return self._simple(200, "ok\n")
+            if path == "/throttle":
+                UNTHROTTLED.clear()
                 return self._simple(200, "ok\n")
 
             cookies = [c.split("=", 1)[0].strip() for c in self.headers.get("Cookie", "").split(";") if c.strip()]
@@ -772,7 +784,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if rate_piece is not None:
                 limit = min(limit, rate_piece)
             for piece in source(pos, pos + limit):
-                if rate is not None:
+                if rate is not None and not UNTHROTTLED.is_set():
                     due = t0 + (sent + len(piece)) / rate
                     delay = due - time.monotonic()
                     if delay > 0:

@@ -179,6 +179,13 @@ public final class FaultServer: Sendable {
 
     public func reset() throws { _ = try fetch("/reset") }
 
+    /// Sends at full speed from now on, whatever the `rate=` (answers under way too), until
+    /// `throttle()` or `reset()`: for the part of a test that only waits for downloads to end.
+    public func unthrottle() throws { _ = try fetch("/unthrottle") }
+
+    /// Obeys `rate=` again.
+    public func throttle() throws { _ = try fetch("/throttle") }
+
     func fetch(_ path: String) throws -> String {
         try Processes.run(Processes.which("curl") ?? "/usr/bin/curl", ["-s", url(path)]).stdout
     }
