@@ -18,9 +18,7 @@ extension DownloadManager {
         guard let save else { return lastError }
         if let error = save.wait() {
             saves.giveBack(save.changes)
-            let problem = "could not save the session: \(error)"
-            lastError = problem
-            emit(.saveFailed(problem))
+            saveFailed(error)
         } else {
             lastError = nil
         }

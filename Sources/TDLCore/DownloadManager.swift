@@ -92,10 +92,15 @@ public final class DownloadManager {
             lastError = nil
         } catch {
             saves.giveBack(changes)
-            let problem = "could not save the session: \(error)"
-            lastError = problem
-            emit(.saveFailed(problem))
+            saveFailed("\(error)")
         }
+    }
+
+    /// A commit the session refused: said once, kept as `lastError` until a save succeeds.
+    func saveFailed(_ why: String) {
+        let problem = "could not save the session: \(why)"
+        lastError = problem
+        emit(.saveFailed(problem))
     }
 
     /// Why the last save failed (nil once one succeeds): the changes wait for the next try.
@@ -115,9 +120,7 @@ public final class DownloadManager {
             try store.commit(changes)
         } catch {
             saves.giveBackUrgent(changes)
-            let problem = "could not save the session: \(error)"
-            lastError = problem
-            emit(.saveFailed(problem))
+            saveFailed("\(error)")
         }
     }
 

@@ -29,6 +29,8 @@ extension FileDownload {
     func settleFirstAnswer(_ connection: Connection) {
         guard connection.awaitsSettling else { return }
         connection.awaitsSettling = false
+        // A name chosen ahead holds for this step only: a later answer chooses its own.
+        defer { nameChosenAhead = nil }
         let started = isLinked(connection) && connectionStarted(connection)
         // The manager may have stopped the download meanwhile (a session it cannot save).
         guard isLinked(connection) else { return dropEarly(connection) }
@@ -42,6 +44,7 @@ extension FileDownload {
             // The transfer ended while its answer waited (a small file came whole): it ends now.
             connection.endedWhileSettling = nil
             connectionDone(connection, result: started ? ended : CURLE_WRITE_ERROR)
+            engine.connectionEnded()
         } else if started {
             engine.continueTransfer(connection)
         } else {

@@ -34,6 +34,22 @@ final class LibcurlLoadTests: XCTestCase {
     }
 
     /// To standard output the stream is read without a session: the same line and status.
+    /// `get --all` resumes the session's downloads as it opens: it asks for libcurl first, so
+    /// it ends with the same one line, and the session keeps what it had, nothing half-started.
+    func testGetAllWithoutLibcurlSaysSoAndKeepsTheList() throws {
+        let home = TemporaryDirectory(), downloads = TemporaryDirectory()
+        let add = try Processes.tdl(["add", "-d", downloads.path, url], home: home.path, environment: Self.missing)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        let get = try Processes.tdl(["get", "--all", "-q", "-d", downloads.path], home: home.path, environment: Self.missing)
+        XCTAssertEqual(get.status, 69, get.stderr)
+        XCTAssertTrue(get.stderr.hasPrefix("tdl: cannot load libcurl, which tdl needs to download ("), get.stderr)
+        XCTAssertEqual(get.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 1, get.stderr)
+        let list = try Processes.tdl(["list"], home: home.path, environment: Self.missing)
+        let row = list.stdout.components(separatedBy: "\n").first { $0.contains(url) }
+        XCTAssertTrue(row?.contains("waiting") == true, list.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])
+    }
+
     func testGetToStandardOutputWithoutLibcurlSaysSo() throws {
         let home = TemporaryDirectory()
         let get = try Processes.tdl(["get", "-q", "-o", "-", url], home: home.path, environment: Self.missing)

@@ -20,6 +20,8 @@ __attribute__((constructor)) static void load(void) {
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts) {
+    // Another library's constructor may ask the time before this one's ran.
+    if (!real_clock_gettime) load();
     int result = real_clock_gettime(id, ts);
     if (result == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)) {
         long long ns = (long long)ts->tv_nsec + (shift_ms % 1000) * 1000000LL;
@@ -30,6 +32,7 @@ int clock_gettime(clockid_t id, struct timespec *ts) {
 }
 
 int gettimeofday(struct timeval *tv, void *tz) {
+    if (!real_gettimeofday) load();
     int result = real_gettimeofday(tv, tz);
     if (result == 0) {
         long long us = (long long)tv->tv_usec + (shift_ms % 1000) * 1000LL;
