@@ -40,17 +40,8 @@ extension AddInParts {
             var manager: DownloadManager?
             if !part.isEmpty {
                 // No commit runs: the one of the part before `ahead` was awaited.
-                manager = try opened.manager(ofRows: [])
-                if let moved = opened.recovery, moved != recovery {
-                    recovery = moved
-                    warn(moved)
-                    // A commit begun on the moved file would leave the new one with a part of
-                    // the input without those before it.
-                    if addedAny {
-                        reply.fail("the URLs added before are in the file moved aside: run the command again to add them all")
-                        return
-                    }
-                }
+                manager = try partManager(opened, rows: [], recovery: &recovery, afterAdding: addedAny, reply: &reply)
+                if manager == nil { return }
             }
             ahead?.save?.begin()
             retired.removeAll()

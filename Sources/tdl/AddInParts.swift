@@ -82,17 +82,8 @@ enum AddInParts {
         while true {
             fill(&part)
             if !part.isEmpty {
-                let manager = try opened.manager(ofRows: readsRows ? part.map(\.url) : [])
-                if let moved = opened.recovery, moved != recovery {
-                    recovery = moved
-                    warn(moved)
-                    // The parts committed before went with the damaged file: the rest alone
-                    // would leave the new session with part of the input.
-                    if committed {
-                        reply.fail("the URLs added before are in the file moved aside: run the command again to add them all")
-                        break
-                    }
-                }
+                guard let manager = try partManager(opened, rows: readsRows ? part.map(\.url) : [], recovery: &recovery,
+                                                    afterAdding: committed, reply: &reply) else { break }
                 let result = manager.add(part, batch: &batch)
                 part = []
                 // Each part is committed before its lines are said and the next part is read.
@@ -124,6 +115,25 @@ enum AddInParts {
 /// one reply: every added URL (printed at once), then the URLs the session had, then the
 /// problems (both kept in files until then: at a million lines they would be most of the
 /// memory the parts save).
+extension AddInParts {
+    /// The manager a part is added through. Nil when the session file was found damaged and
+    /// moved aside after parts were added (said in `reply`): those parts went with the damaged
+    /// file, and the rest alone would leave the new session with part of the input.
+    static func partManager(_ opened: Session, rows: [String], recovery: inout String?, afterAdding: Bool,
+                            reply: inout PartsReply) throws -> DownloadManager? {
+        let manager = try opened.manager(ofRows: rows)
+        if let moved = opened.recovery, moved != recovery {
+            recovery = moved
+            warn(moved)
+            if afterAdding {
+                reply.fail("the URLs added before are in the file moved aside: run the command again to add them all")
+                return nil
+            }
+        }
+        return manager
+    }
+}
+
 struct PartsReply {
     private var out = OutputBuffer()
     private let existing = LineSpool()
