@@ -39,6 +39,7 @@ extension DownloadManager {
         // neither copied nor inserted again, and only the active ones are visited.
         var loaded = snapshot.tasks
         snapshot.tasks = [:]
+        let storeHeldTasks = !loaded.isEmpty
         // Tasks added before the load (none at launch) stay.
         var counts = snapshot.listedCounts
         for (url, task) in tasks.byURL where loaded[url] == nil {
@@ -83,10 +84,12 @@ extension DownloadManager {
             tasks.preparingSortNames { list.sort(by: placing, tasks: &$0, keepingSortNames: keepingSortNames) }
         }
         if restoring && engine != nil {
-            // Until `shutdown` says otherwise, the next launch treats this run as cut off.
+            // Until `shutdown` says otherwise, the next launch treats this run as cut off. With
+            // no task saved yet, a cut-off run has nothing to restore: the mark goes with the
+            // first commit that saves one.
             settings.endedCleanly = false
             markSettingsDirty()
-            flush()
+            if storeHeldTasks { flush() }
         }
         // A purge a kill cut off is finished first: its tasks must not start.
         if restoring && engine != nil { finishPendingPurges(snapshot.pendingPurges) }

@@ -16,6 +16,9 @@ public final class SQLiteSessionStore: SessionStore {
     private var segmentCountsAreComplete = false
     /// Set when a damaged file had to be moved aside on open or on load: the caller tells the user.
     public private(set) var recoveryNotice: StoreError?
+    /// The file was created by this store, the session's one writer, and nothing was committed
+    /// since: loading it has nothing to read (five queries of a first `tdl get`).
+    private var holdsNothingYet = false
 
     /// This process is the session's one writer (it holds the session's lock), so the segment
     /// rows it read are all there are until it writes more.
@@ -42,6 +45,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
         }
         if case .movedAside? = notice { segmentCountsAreComplete = soleWriter }
+        holdsNothingYet = segmentCountsAreComplete
         recoveryNotice = notice
     }
 
@@ -217,7 +221,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// found on open, and the session starts empty (`recoveryNotice` says so); a read-only
     /// store reports it instead.
     public func load() throws -> SessionSnapshot {
-        try readMovingDamageAside { try read() }
+        if holdsNothingYet { return SessionSnapshot(settings: SettingsRecord.settings(from: [:])) }
+        return try readMovingDamageAside { try read() }
     }
 
     /// Whether the session has no task, in its list or its trash.
@@ -293,6 +298,7 @@ public final class SQLiteSessionStore: SessionStore {
     /// Commits `changes` and what `more` writes in one transaction.
     func commit(_ changes: SessionChanges, with more: ((Database) throws -> Void)?) throws {
         guard !changes.isEmpty || more != nil else { return }
+        holdsNothingYet = false
         do {
             try write(changes, more)
         } catch {

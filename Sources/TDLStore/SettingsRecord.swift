@@ -8,18 +8,26 @@ enum SettingsRecord {
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE session = ?", arguments: [session]) {
             values[row[0]] = row[1]
         }
+        return settings(from: values)
+    }
+
+    /// The settings the stored `values` (by key name) give; a key not stored has its default.
+    static func settings(from values: [String: String]) -> SessionSettings {
         var settings = SessionSettings()
         for key in SettingKey.all { key.read(values, &settings) }
         return settings
     }
 
     static func save(_ settings: SessionSettings, _ db: Database, session: String) throws {
+        // Two statements for every key, compiled once per connection: compiling one per key
+        // was most of a first `tdl get`'s commits.
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)")
+        let delete = try db.cachedStatement(sql: "DELETE FROM setting WHERE session = ? AND key = ?")
         for key in SettingKey.all {
             if let value = key.write(settings) {
-                try db.execute(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)",
-                               arguments: [session, key.name, value])
+                try upsert.execute(arguments: [session, key.name, value])
             } else {
-                try db.execute(sql: "DELETE FROM setting WHERE session = ? AND key = ?", arguments: [session, key.name])
+                try delete.execute(arguments: [session, key.name])
             }
         }
     }
