@@ -42,11 +42,8 @@ tsan: test-deps
 # No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
 # No libcurl among the needed libraries: tdl opens it when a command transfers (see
 # scripts/drop-needed.py for why the linker alone keeps it there).
-# Linked by the toolchain's lld with packed relative relocations: the loader reads 19 KB of
-# them instead of 2.4 MB, about 0.5 ms of every start (glibc 2.36 or later reads them).
-RELEASE_LINK := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q $(RELEASE_LINK)
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
 	python3 scripts/drop-needed.py .build/release/tdl libcurl.so.4 curl_
 
 # Downloads against curl, wget and aria2c; one small file by the installed binary (installed
