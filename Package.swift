@@ -50,9 +50,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The toolchain's lld packs the relative relocations (the loader reads 19 KB of them
-            // instead of 2.4 MB), and tdl exports no symbol of its own (15,000 did, each making
-            // every library's symbol lookups and `dladdr` slower): about 1 ms of every start.
-            // glibc 2.36 or later reads packed relocations.
+            // instead of 2.4 MB), and tdl exports none of its own symbols, which every symbol
+            // lookup of the libraries loaded after it and every `dladdr` would search: about
+            // 1 ms of every start. Packed relocations need glibc 2.36 or later.
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic"])]
         ),

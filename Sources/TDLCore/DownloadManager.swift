@@ -112,7 +112,7 @@ public final class DownloadManager {
     /// Commits what must be durable before the engine makes a file: the changed tasks but
     /// those whose change may wait (a download started or ended, `markDirty(_:mayWait:)`),
     /// which the next save writes with the others. A session that failed to save, or a
-    /// removal or purge waiting, takes a whole `flush`.
+    /// removal, a purge or the settings waiting, takes a whole `flush`.
     func flushUrgent() {
         guard !isUnsaved, saves.holdsOnlyTaskChanges else { return flush() }
         guard let store, let changes = saves.takeUrgent(tasks: tasks.byURL) else { return }

@@ -47,9 +47,10 @@ struct SaveQueue {
     }
 
     /// Only changed tasks and progress wait: a commit of some tasks alone keeps the order of
-    /// everything else (a removal, a purge) as it is.
+    /// everything else (a removal, a purge) as it is. Settings waiting go first too: a launch's
+    /// "not ended cleanly" mark must reach the file before any task that a crash would cut off.
     var holdsOnlyTaskChanges: Bool {
-        pending.removed.isEmpty && pending.purgesBegun.isEmpty && pending.purgesEnded.isEmpty
+        pending.removed.isEmpty && pending.purgesBegun.isEmpty && pending.purgesEnded.isEmpty && pending.settings == nil
     }
 
     /// The changed tasks whose changes may not wait (names above all), each as it is in

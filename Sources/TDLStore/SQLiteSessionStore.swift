@@ -33,7 +33,8 @@ public final class SQLiteSessionStore: SessionStore {
         self.session = session
         self.soleWriter = soleWriter
         self.readOnly = readOnly
-        segmentCountsAreComplete = soleWriter && Self.isNewFile(path)
+        let isNew = Self.isNewFile(path)
+        segmentCountsAreComplete = soleWriter && isNew
         var notice = try SessionFileGuard.setAsideForeignJournal(path, readOnly: readOnly)
         dbQueue = try Self.reported(path) {
             do {
@@ -44,8 +45,9 @@ public final class SQLiteSessionStore: SessionStore {
                 return try Self.open(path)
             }
         }
-        if case .movedAside? = notice { segmentCountsAreComplete = soleWriter }
-        holdsNothingYet = segmentCountsAreComplete
+        let movedAside = if case .movedAside? = notice { true } else { false }
+        if movedAside { segmentCountsAreComplete = soleWriter }
+        holdsNothingYet = soleWriter && (isNew || movedAside)
         recoveryNotice = notice
     }
 

@@ -19,8 +19,8 @@ enum SettingsRecord {
     }
 
     static func save(_ settings: SessionSettings, _ db: Database, session: String) throws {
-        // Two statements for every key, compiled once per connection: compiling one per key
-        // was most of a first `tdl get`'s commits.
+        // Two statements for every key, compiled once per connection and kept: a commit of
+        // the settings compiles nothing after the first.
         let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO setting (session, key, value) VALUES (?, ?, ?)")
         let delete = try db.cachedStatement(sql: "DELETE FROM setting WHERE session = ? AND key = ?")
         for key in SettingKey.all {

@@ -26,6 +26,18 @@ final class NewSessionFileTests: XCTestCase {
         XCTAssertEqual(loaded.settings.maxDownloadCount, 7)
     }
 
+    func testAFileMovedAsideIsReplacedByOneThatLoadsWhatIsCommittedToIt() throws {
+        let world = LifecycleWorld()
+        try Data("not a database, written by someone else".utf8).write(to: URL(fileURLWithPath: world.dbPath))
+        let store = try SQLiteSessionStore(path: world.dbPath, soleWriter: true)
+        guard case .movedAside? = store.recoveryNotice else { return XCTFail("the damaged file was not moved aside") }
+        XCTAssertTrue(try store.load().tasks.isEmpty)
+        var changes = SessionChanges()
+        changes.upserted = [task("d.bin")]
+        try store.commit(changes)
+        XCTAssertEqual(try store.load().tasks.keys.sorted(), ["http://127.0.0.1/d.bin"])
+    }
+
     func testAFreshFilesSettingsAreTheDefaultsAFileReadGives() throws {
         let world = LifecycleWorld()
         let created = try SQLiteSessionStore(path: world.dbPath, soleWriter: true).load().settings
@@ -43,5 +55,20 @@ final class NewSessionFileTests: XCTestCase {
         world.manager.flush()
         world.crash()
         XCTAssertFalse(try SQLiteSessionStore(path: world.dbPath).load().settings.endedCleanly)
+    }
+
+    /// The first commit may be a name's, which carries only the tasks that must precede their
+    /// files: the mark goes with it, not after it.
+    func testAKillAfterAFirstAnswersNameCommitIsACrashToTheNextLaunch() throws {
+        let world = LifecycleWorld()
+        try world.launch()
+        let url = "http://127.0.0.1/c.bin"
+        XCTAssertEqual(world.manager.add([DownloadRequest(url: url)]).added, [url])
+        world.engine.onEvent?(.resolved(url: url, fileName: "c.bin", size: 10, mimeType: nil, etag: nil, lastModified: nil,
+                                        finalURL: url, commitNow: true))
+        world.crash()
+        let stored = try SQLiteSessionStore(path: world.dbPath).load()
+        XCTAssertEqual(stored.tasks[url]?.size, 10, "the name's commit saved the task")
+        XCTAssertFalse(stored.settings.endedCleanly)
     }
 }
