@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 
 /// Knobs of the transfer engine that are not per task.
 public struct EngineSettings: Sendable {
@@ -32,11 +33,11 @@ public struct EngineSettings: Sendable {
     /// nor SSL_CERT_FILE (Debian builds it with a fixed bundle path).
     public static func fromEnvironment() -> EngineSettings {
         var settings = EngineSettings()
-        let env = ProcessInfo.processInfo.environment
-        settings.caBundle = [env["CURL_CA_BUNDLE"], env["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
-        if let v = env["TDL_STALL_SECONDS"], let n = Int(v), n > 0 { settings.stallSeconds = n }
-        if let v = env["TDL_RETRY_BASE"], let d = Double(v), d >= 0 { settings.retryBaseSeconds = d }
-        if let v = env["TDL_SLOW_MIRROR_SECONDS"], let d = Double(v), d > 0 { settings.slowMirrorSeconds = d }
+        let env = EnvironmentVariable.value
+        settings.caBundle = [env("CURL_CA_BUNDLE"), env("SSL_CERT_FILE")].compactMap { $0 }.first { !$0.isEmpty }
+        if let v = env("TDL_STALL_SECONDS"), let n = Int(v), n > 0 { settings.stallSeconds = n }
+        if let v = env("TDL_RETRY_BASE"), let d = Double(v), d >= 0 { settings.retryBaseSeconds = d }
+        if let v = env("TDL_SLOW_MIRROR_SECONDS"), let d = Double(v), d > 0 { settings.slowMirrorSeconds = d }
         return settings
     }
 }

@@ -96,9 +96,9 @@ final class Session {
             hooks?.runOnError = config?.value("on-error")?.value
         }
         // -d names the session's download folder from now on; the file's dir= this run's.
-        if let folder {
-            if let problem = manager.folderProblem(Paths.absolute(folder)) { throw CLIError.badDirectory(Paths.absolute(folder), problem) }
-            manager.setDownloadDirectory(Paths.absolute(folder))
+        if let folder = folder.map(Paths.absolute) {
+            if let problem = manager.folderProblem(folder) { throw CLIError.badDirectory(folder, problem) }
+            manager.setDownloadDirectory(folder)
         } else if downloading, let fileFolder = config?.value("dir")?.value {
             if let problem = manager.folderProblem(fileFolder) { throw CLIError.badDirectory(fileFolder, problem) }
             manager.useRunDirectory(fileFolder)

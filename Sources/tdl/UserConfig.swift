@@ -8,12 +8,17 @@ import TDLTransfer
 /// its queues, rate schedule and categories hold for the runs that download; a line that
 /// cannot be read stops the command (exit 2) with the file and line.
 enum UserConfig {
-    static var path: String? { ConfigFile.defaultPath(environment: ProcessInfo.processInfo.environment) }
+    static var path: String? {
+        let names = ["XDG_CONFIG_HOME", "HOME"]
+        return ConfigFile.defaultPath(environment: Dictionary(uniqueKeysWithValues: names.compactMap { name in
+            EnvironmentVariable.value(name).map { (name, $0) }
+        }))
+    }
 
     static func load() throws -> ConfigFile? {
         guard let path else { return nil }
         do {
-            return try ConfigFile.load(path: path, home: ProcessInfo.processInfo.environment["HOME"])
+            return try ConfigFile.load(path: path, home: EnvironmentVariable.value("HOME"))
         } catch {
             throw CLIError.badArgument("\(error)")
         }
