@@ -86,7 +86,7 @@ extension DownloadManager {
         if restoring && engine != nil {
             // Until `shutdown` says otherwise, the next launch treats this run as cut off. With
             // no task saved yet, a cut-off run has nothing to restore: the mark goes with the
-            // first commit that saves one.
+            // next commit, which no task's commit can overtake (`SaveQueue.holdsOnlyTaskChanges`).
             settings.endedCleanly = false
             markSettingsDirty()
             if storeHeldTasks { flush() }

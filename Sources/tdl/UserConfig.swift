@@ -9,10 +9,9 @@ import TDLTransfer
 /// cannot be read stops the command (exit 2) with the file and line.
 enum UserConfig {
     static var path: String? {
-        let names = ["XDG_CONFIG_HOME", "HOME"]
-        return ConfigFile.defaultPath(environment: Dictionary(uniqueKeysWithValues: names.compactMap { name in
-            EnvironmentVariable.value(name).map { (name, $0) }
-        }))
+        var environment: [String: String] = [:]
+        for name in ["XDG_CONFIG_HOME", "HOME"] { environment[name] = EnvironmentVariable.value(name) }
+        return ConfigFile.defaultPath(environment: environment)
     }
 
     static func load() throws -> ConfigFile? {
