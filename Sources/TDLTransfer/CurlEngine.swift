@@ -430,11 +430,11 @@ public final class CurlEngine: TransferEngine {
     /// Whether some connection may still carry a limit from the last time limits were set.
     private var limitsApplied = false
 
-    /// Every connection gets an equal share of its task's limit and of the global one.
     /// A connection ended outside `curl_multi_info_read` (its first answer was being settled):
     /// the others take its share of the rate limits.
     func connectionEnded() { applyRateLimits() }
 
+    /// Every connection gets an equal share of its task's limit and of the global one.
     private func applyRateLimits() {
         // Without any limit there is nothing to share out (this runs for every started and
         // ended transfer), only once to lift the limits of the last time.

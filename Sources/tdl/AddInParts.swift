@@ -70,19 +70,19 @@ enum AddInParts {
         // Into an empty session, a part's URL is new or named by an earlier part (repeated in
         // the batch, which the manager knows): no row needs reading, and reading a million
         // URLs in a table the earlier parts grew was a twentieth of the add.
-        let readsRows = try !opened.holdsNoTask()
-        if !readsRows {
+        if try opened.holdsNoTask() {
             try overlapped(given, input: input, opened: opened, fill: fill, batch: &batch, reply: &reply, sawProblems: &sawProblems)
             opened.endWithoutFreeing()
             reply.finish(badInput: sawProblems)
         }
+        // A session with tasks: each part reads the rows of its URLs, then is committed.
         var recovery = opened.recovery
         var committed = false
         var part = given
         while true {
             fill(&part)
             if !part.isEmpty {
-                guard let manager = try partManager(opened, rows: readsRows ? part.map(\.url) : [], recovery: &recovery,
+                guard let manager = try partManager(opened, rows: part.map(\.url), recovery: &recovery,
                                                     afterAdding: committed, reply: &reply) else { break }
                 let result = manager.add(part, batch: &batch)
                 part = []
@@ -111,10 +111,6 @@ enum AddInParts {
     }
 }
 
-/// An add's reply printed as its parts are added, in the order `SessionRoute.finish` prints
-/// one reply: every added URL (printed at once), then the URLs the session had, then the
-/// problems (both kept in files until then: at a million lines they would be most of the
-/// memory the parts save).
 extension AddInParts {
     /// The manager a part is added through. Nil when the session file was found damaged and
     /// moved aside after parts were added (said in `reply`): those parts went with the damaged
@@ -134,6 +130,10 @@ extension AddInParts {
     }
 }
 
+/// An add's reply printed as its parts are added, in the order `SessionRoute.finish` prints
+/// one reply: every added URL (printed at once), then the URLs the session had, then the
+/// problems (both kept in files until then: at a million lines they would be most of the
+/// memory the parts save).
 struct PartsReply {
     private var out = OutputBuffer()
     private let existing = LineSpool()
