@@ -1,6 +1,7 @@
 import CNcursesw
 import Foundation
 import Synchronization
+import TDLCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,7 +107,7 @@ final class Curses {
 
     /// Why the terminal cannot show the full-screen list (TERM unset, dumb or unknown), or nil.
     static func unusableTerminal() -> String? {
-        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        let term = EnvironmentVariable.value("TERM") ?? ""
         if term.isEmpty || term == "dumb" || tdl_terminal_usable() == 0 {
             let name = term.isEmpty ? "TERM is not set" : "TERM=\(term) cannot move the cursor"
             return "this terminal cannot show the full-screen list (\(name)). "

@@ -20,7 +20,7 @@ final class InputFileParts {
     /// 100,000, about 90 MB while they are added (twice that into an empty session, where one
     /// part is committed while the next is added).
     static var defaultPartSize: Int {
-        ProcessInfo.processInfo.environment["TDL_ADD_PART"].flatMap(Int.init).map { max(1, $0) } ?? 100_000
+        EnvironmentVariable.value("TDL_ADD_PART").flatMap(Int.init).map { max(1, $0) } ?? 100_000
     }
 
     let path: String

@@ -41,7 +41,7 @@ enum SessionRoute {
     }
 
     /// `TDL_WHOLE_SESSION=1`: every request loads the whole session (see `tasksAlone`).
-    static var loadsWholeSession: Bool { ProcessInfo.processInfo.environment["TDL_WHOLE_SESSION"] == "1" }
+    static var loadsWholeSession: Bool { EnvironmentVariable.value("TDL_WHOLE_SESSION") == "1" }
 
     /// The tasks a request changes when it can be carried out on their rows alone; nil when it
     /// needs the whole session: `--all` (every task in a state) and `status` without URLs (every

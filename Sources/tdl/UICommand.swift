@@ -22,7 +22,7 @@ struct UICommand: ParsableCommand {
         let config = UserConfig.loadOrFail()
         transfer.fill(from: config)
         // Before anything starts: a terminal that cannot show the list gets words, not garbage.
-        if ProcessInfo.processInfo.environment["TDL_SCRIPT"] == nil, let problem = TerminalApp.unusableTerminal() {
+        if EnvironmentVariable.value("TDL_SCRIPT") == nil, let problem = TerminalApp.unusableTerminal() {
             warn(problem)
             Foundation.exit(ExitStatus.badInput)
         }
@@ -65,13 +65,13 @@ struct UICommand: ParsableCommand {
             interrupted: { loop.interruption != nil || rpcServer?.rpc.shutdownRequested != nil },
             changed: { loop.saver?.changed() }
         )
-        let env = ProcessInfo.processInfo.environment
-        options.scriptPath = env["TDL_SCRIPT"]
-        if let size = env["TDL_SCRIPT_SIZE"] {
+        let env = EnvironmentVariable.value
+        options.scriptPath = env("TDL_SCRIPT")
+        if let size = env("TDL_SCRIPT_SIZE") {
             let numbers = size.split(separator: "x").compactMap { Int($0) }.filter { (1...9_999).contains($0) }
             if numbers.count == 2 { options.headlessSize = (rows: numbers[1], columns: numbers[0]) }
         }
-        options.colors = env["NO_COLOR"].map { $0.isEmpty } ?? true
+        options.colors = env("NO_COLOR").map { $0.isEmpty } ?? true
         options.expandURLs = { requests, done in
             metalinks.read(requests) { done($0.entries, $0.problems + $0.notes) }
         }
