@@ -53,10 +53,9 @@ extension DownloadManager {
         task.state == .finished ? task.filePath : task.ownPartPath
     }
 
-    /// Deletes the files `event` would discard of these tasks, before anything about them
+    /// Deletes the files of these tasks, whose move discards them, before anything about them
     /// changes; returns the tasks whose files could not all be deleted, which stay as they are.
-    func deleteFilesFirst(of urls: [String], _ event: LifecycleEvent, keepFinished: Bool) -> Set<String> {
-        let discarding = urls.filter { rule(for: $0, event)?.effects.contains(.discardFiles) == true }
+    func deleteFilesFirst(of discarding: [String], keepFinished: Bool) -> Set<String> {
         guard !discarding.isEmpty else { return [] }
         var failed = Set<String>()
         for file in filesToDelete(of: discarding, keepFinished: keepFinished) where !failed.contains(file.url) {

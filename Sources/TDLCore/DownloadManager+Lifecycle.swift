@@ -3,14 +3,12 @@ import Foundation
 /// Carrying out the lifecycle table (`Lifecycle`): every state change of a task goes through
 /// `move`, so the rules live in the table and their effects here, in one order.
 extension DownloadManager {
-    func phase(of url: String) -> Phase? {
-        tasks[url].map { Phase($0.state, finishing: scheduler.finishing.contains(url)) }
-    }
-
     /// The move `event` makes for a task where it stands, or nil.
     func rule(for url: String, _ event: LifecycleEvent) -> Lifecycle.Rule? {
-        guard let phase = phase(of: url) else { return nil }
-        return Lifecycle.rule(for: event, from: phase, inTrash: isInTrash(url))
+        // One lookup of the task: this runs for every task of every move.
+        guard let task = tasks[url] else { return nil }
+        let phase = Phase(task.state, finishing: scheduler.finishing.contains(url))
+        return Lifecycle.rule(for: event, from: phase, inTrash: task.deletedAt != nil)
     }
 
     /// Moves each task that has a move for `event` from where it stands, with the move's
@@ -20,8 +18,10 @@ extension DownloadManager {
     @discardableResult
     func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil) -> [String] {
         // Finished files stay on every purge path: deleting one is its own action (`D`).
-        let undeletable = deleteFilesFirst(of: urls, event, keepFinished: event == .purge)
-        let moves = urls.compactMap { url in undeletable.contains(url) ? nil : rule(for: url, event).map { (url, $0) } }
+        let ruled = urls.compactMap { url in rule(for: url, event).map { (url, $0) } }
+        let discarding = ruled.filter { $0.1.effects.contains(.discardFiles) }.map(\.0)
+        let undeletable = deleteFilesFirst(of: discarding, keepFinished: event == .purge)
+        let moves = undeletable.isEmpty ? ruled : ruled.filter { !undeletable.contains($0.0) }
         for (url, rule) in moves { apply(rule, to: url, reason: reason) }
         // The session follows the files at once: a kill after this call finds no task that
         // needs a file already gone.

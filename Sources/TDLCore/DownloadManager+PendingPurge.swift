@@ -17,7 +17,8 @@ extension DownloadManager {
             return Set(purging)
         }
         // Finished files stay on every purge path: deleting one is its own action (`D`).
-        return deleteFilesFirst(of: purging, .purge, keepFinished: true)
+        return deleteFilesFirst(of: purging.filter { rule(for: $0, .purge)?.effects.contains(.discardFiles) == true },
+                                keepFinished: true)
     }
 
     /// The purge is over: its record goes with the next save, which forgets the tasks too.

@@ -183,6 +183,11 @@ public struct DownloadTask: Equatable, Sendable {
         box = Box(Details(fileName: fileName, directory: directory, customDisplayName: customDisplayName, mimeType: mimeType))
     }
 
+    /// The boxed fields at once: a reader of most of them (a row written to the session file)
+    /// copies them once instead of once per field.
+    @inlinable
+    public var details: Details { box.details }
+
     // Inlinable so that the optimizer turns each literal key path into a plain field access.
     @inlinable
     public subscript<Value>(dynamicMember field: KeyPath<Details, Value>) -> Value {

@@ -73,12 +73,26 @@ public enum RequestHeader {
         var hostStart = authorityStart
         if let at = bytes[authorityStart ..< authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = bytes.index(after: at) }
         var hostPort = String(url[hostStart ..< authorityEnd]).lowercased()
-        let hasPort = hostPort.hasPrefix("[") ? hostPort.contains("]:") : hostPort.contains(":")
-        if !hasPort {
-            let ports = ["http": "80", "https": "443", "ftp": "21", "ftps": "990"]
-            if let port = ports[scheme] { hostPort += ":" + port }
-        }
+        if !hasPort(hostPort.utf8), let port = defaultPort(scheme) { hostPort += ":" + port }
         return scheme + "://" + hostPort
+    }
+
+    // Byte by byte: Foundation's `contains` of a string took a third of a small download's
+    // connection set-up.
+    private static func hasPort(_ hostPort: String.UTF8View) -> Bool {
+        let colon = UInt8(ascii: ":")
+        guard hostPort.first == UInt8(ascii: "[") else { return hostPort.contains(colon) }
+        return zip(hostPort, hostPort.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == colon }
+    }
+
+    private static func defaultPort(_ scheme: String) -> String? {
+        switch scheme {
+        case "http": "80"
+        case "https": "443"
+        case "ftp": "21"
+        case "ftps": "990"
+        default: nil
+        }
     }
 }
 

@@ -19,6 +19,9 @@ public final class SQLiteSessionStore: SessionStore {
     /// The file was created by this store, the session's one writer, and nothing was committed
     /// since: loading it has nothing to read (five queries of a first `tdl get`).
     private var holdsNothingYet = false
+    /// The options last written and their JSON, kept across commits: the tasks of one `get`
+    /// or batch share theirs, and each commit encoded them again. Used inside `dbQueue` only.
+    private var optionsText = TaskRecord.OptionsText()
 
     /// This process is the session's one writer (it holds the session's lock), so the segment
     /// rows it read are all there are until it writes more.
@@ -316,25 +319,25 @@ public final class SQLiteSessionStore: SessionStore {
 
     private func write(_ changes: SessionChanges, _ more: ((Database) throws -> Void)?) throws {
         // The transaction inside `explained`: a failing COMMIT gets its reason too.
-        try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try PageCache.enlarged(db, forRows: changes.upserted.count) { try db.inTransaction {
+        try dbQueue.writeWithoutTransaction { db in try Self.explained(db) { try PageCache.enlarged(db, forRows: changes.upserted.count) { try CommitTransaction.run(db) {
             for url in changes.removed {
                 try db.execute(sql: "DELETE FROM task WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM segment WHERE session = ? AND url = ?", arguments: [session, url])
                 try db.execute(sql: "DELETE FROM layoutRow WHERE session = ? AND url = ?", arguments: [session, url])
                 writtenSegmentCounts[url] = 0
             }
-            var optionsText = TaskRecord.OptionsText()
             // Looked up once: finding a cached statement hashes its whole text.
             let upsert = changes.upserted.isEmpty ? nil : try db.cachedStatement(sql: TaskRecord.upsertSQL)
+            var segmentStatements = SegmentStatements(db)
             for task in changes.upserted {
                 try TaskRecord.upsert(task, session: session, with: upsert!, db: db, optionsText: &optionsText)
-                try writeSegments(task.url, task.segments, db)
+                try writeSegments(task.url, task.segments, db, &segmentStatements)
             }
             // Only the segments: a task's received count is their sum, restored from them on
             // load. Rewriting the task rows too put a page of the big table per download into
             // every checkpoint.
             for (url, segments) in changes.progress {
-                try writeSegments(url, segments, db)
+                try writeSegments(url, segments, db, &segmentStatements)
             }
             if let settings = changes.settings {
                 try SettingsRecord.save(settings, db, session: session)
@@ -349,7 +352,6 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(sql: "DELETE FROM pendingPurge WHERE session = ? AND url = ?", arguments: [session, url])
             }
             try more?(db)
-            return .commit
         } } } }
     }
 
@@ -357,14 +359,9 @@ public final class SQLiteSessionStore: SessionStore {
     /// adds segments; a restart from zero leaves one). A checkpoint runs this for every active
     /// download on the event loop, so it is two statements per task at most, one when the
     /// count is the one this store last wrote.
-    func writeSegments(_ url: String, _ segments: [Segment], _ db: Database) throws {
+    func writeSegments(_ url: String, _ segments: [Segment], _ db: Database, _ statements: inout SegmentStatements) throws {
         if !segments.isEmpty {
-            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: segments.count).joined(separator: ", ")
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO segment (session, url, position, start, "end", done) VALUES \(rows)
-                ON CONFLICT(session, url, position) DO UPDATE SET start = excluded.start, "end" = excluded."end", done = excluded.done
-                """)
-            var row = RowWriter(upsert, db)
+            var row = RowWriter(try statements.upsert(count: segments.count), db)
             for (position, segment) in segments.enumerated() {
                 row.bind(session)
                 row.bind(url)
@@ -378,8 +375,7 @@ public final class SQLiteSessionStore: SessionStore {
         let written = writtenSegmentCounts[url] ?? (segmentCountsAreComplete ? 0 : nil)
         // Rows beyond the new count can only exist when the file had more, or may have.
         if written.map({ $0 > segments.count }) ?? true {
-            let dropTail = try db.cachedStatement(sql: "DELETE FROM segment WHERE session = ? AND url = ? AND position >= ?")
-            var row = RowWriter(dropTail, db)
+            var row = RowWriter(try statements.dropTail(), db)
             row.bind(session)
             row.bind(url)
             row.bind(segments.count)

@@ -181,31 +181,33 @@ enum TaskRecord {
     /// Writes one task with `statement`, a prepared `upsertSQL`.
     static func upsert(_ task: DownloadTask, session: String, with statement: Statement, db: Database,
                        optionsText: inout OptionsText) throws {
-        let metaJSON: String? = task.metaInfo.isEmpty ? nil :
-            (try? JSONEncoder().encode(task.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
-        let optionsJSON = try optionsText.json(task.options)
+        // The boxed fields copied once, not once for each of them.
+        let details = task.details
+        let metaJSON: String? = details.metaInfo.isEmpty ? nil :
+            (try? JSONEncoder().encode(details.metaInfo)).flatMap { String(data: $0, encoding: .utf8) }
+        let optionsJSON = try optionsText.json(details.options)
         var row = RowWriter(statement, db)
         row.bind(session)
         for column in TaskColumn.inOrder {
             switch column {
             case .url: row.bind(task.url)
-            case .fileName: row.bind(task.fileName)
-            case .directory: row.bind(task.directory)
+            case .fileName: row.bind(details.fileName)
+            case .directory: row.bind(details.directory)
             case .addTime: row.bind(task.addTime.timeIntervalSince1970)
             case .state: row.bind(task.state.rawValue)
-            case .customName: row.bind(task.customDisplayName)
-            case .mimeType: row.bind(task.mimeType)
+            case .customName: row.bind(details.customDisplayName)
+            case .mimeType: row.bind(details.mimeType)
             case .size: row.bind(task.size)
-            case .received: row.bind(task.received)
-            case .failReason: row.bind(task.failReason?.storageCode)
-            case .finalURL: row.bind(task.finalURL)
-            case .etag: row.bind(task.etag)
-            case .lastModified: row.bind(task.lastModified)
-            case .retries: row.bind(task.retries)
-            case .note: row.bind(task.note)
+            case .received: row.bind(details.received)
+            case .failReason: row.bind(details.failReason?.storageCode)
+            case .finalURL: row.bind(details.finalURL)
+            case .etag: row.bind(details.etag)
+            case .lastModified: row.bind(details.lastModified)
+            case .retries: row.bind(details.retries)
+            case .note: row.bind(details.note)
             case .metaInfo: row.bind(metaJSON)
             case .deletedAt: row.bind(task.deletedAt?.timeIntervalSince1970)
-            case .completedPath: row.bind(task.completedPath)
+            case .completedPath: row.bind(details.completedPath)
             case .options: row.bind(optionsJSON)
             }
         }

@@ -29,6 +29,10 @@ final class RequestHeaderTests: XCTestCase {
         XCTAssertEqual(RequestHeader.origin(of: "http://u:p@Example.com/x"), "http://example.com:80")
         XCTAssertEqual(RequestHeader.origin(of: "https://example.com:8443?q"), "https://example.com:8443")
         XCTAssertEqual(RequestHeader.origin(of: "http://[::1]:81/"), "http://[::1]:81")
+        XCTAssertEqual(RequestHeader.origin(of: "http://[::1]/x:y"), "http://[::1]:80")
+        XCTAssertEqual(RequestHeader.origin(of: "FTP://Host"), "ftp://host:21")
+        XCTAssertEqual(RequestHeader.origin(of: "sftp://host/a"), "sftp://host")
+        XCTAssertNil(RequestHeader.origin(of: "file:/etc/passwd"))
         XCTAssertNotEqual(RequestHeader.origin(of: "http://127.0.0.1:1/"), RequestHeader.origin(of: "http://127.0.0.1:2/"))
     }
 
