@@ -64,22 +64,38 @@ public enum RequestHeader {
     /// "scheme://host:port" in lowercase, without credentials: the unit that may receive the
     /// user's headers and credentials. Nil when `url` has no authority.
     public static func origin(of url: String) -> String? {
-        let bytes = url.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return nil }
-        let scheme = String(url[..<colon]).lowercased()
-        let authorityStart = bytes.index(colon, offsetBy: 3)
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? bytes.endIndex
-        var hostStart = authorityStart
-        if let at = bytes[authorityStart ..< authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = bytes.index(after: at) }
-        var hostPort = String(url[hostStart ..< authorityEnd]).lowercased()
-        if !hasPort(hostPort.utf8), let port = defaultPort(scheme) { hostPort += ":" + port }
-        return scheme + "://" + hostPort
+        var url = url
+        return url.withUTF8(origin(ofBytes:))
     }
 
-    // Byte by byte: Foundation's `contains` of a string took a third of a small download's
-    // connection set-up.
-    private static func hasPort(_ hostPort: String.UTF8View) -> Bool {
+    // Byte by byte: with Foundation's `contains` and String's slicing and lowercasing, this
+    // took a third of a small download's connection set-up (it runs for each connection).
+    private static func origin(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+        guard let schemeEnd = bytes.firstIndex(of: colon), schemeEnd + 2 < bytes.count,
+              bytes[schemeEnd + 1] == slash, bytes[schemeEnd + 2] == slash else { return nil }
+        let authorityStart = schemeEnd + 3
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.endIndex
+        var hostStart = authorityStart
+        if let at = bytes[authorityStart ..< authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+        let hostPort = bytes[hostStart ..< authorityEnd]
+        let scheme = lowercased(bytes[..<schemeEnd])
+        var origin = scheme + "://" + lowercased(hostPort)
+        if !hasPort(hostPort), let port = defaultPort(scheme) { origin += ":" + port }
+        return origin
+    }
+
+    /// ASCII letters lowered byte by byte; text with other letters as `String.lowercased` does.
+    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { out in
+            for (i, byte) in bytes.enumerated() { out[i] = (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte }
+            return bytes.count
+        }
+    }
+
+    private static func hasPort(_ hostPort: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         let colon = UInt8(ascii: ":")
         guard hostPort.first == UInt8(ascii: "[") else { return hostPort.contains(colon) }
         return zip(hostPort, hostPort.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == colon }

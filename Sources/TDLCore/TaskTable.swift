@@ -27,15 +27,37 @@ struct TaskTable {
     subscript(url: String) -> DownloadTask? {
         get { byURL[url] }
         _modify {
-            let before = byURL[url].map(ListedCounts.place)
-            yield &byURL[url]
-            let after = byURL[url].map(ListedCounts.place)
-            changed?.insert(url)
-            if before?.state != after?.state || before?.listed != after?.listed {
-                if let before, before.listed { listed.byState[before.state] -= 1 }
-                if let after, after.listed { listed.byState[after.state] += 1 }
+            // The URL hashed once for a task that is there (most writes): the task is moved
+            // out of its slot for the write and back, so its storage stays uniquely held.
+            var task: DownloadTask?
+            let slot = byURL.index(forKey: url)
+            if let slot { task = Self.takeTask(at: slot, from: &byURL) }
+            let before = task.map(ListedCounts.place)
+            defer {
+                let after = task.map(ListedCounts.place)
+                switch (slot, task) {
+                case let (slot?, task?): byURL.values[slot] = task
+                case let (slot?, nil): byURL.remove(at: slot)
+                case let (nil, task?): byURL[url] = task
+                case (nil, nil): break
+                }
+                changed?.insert(url)
+                if before?.state != after?.state || before?.listed != after?.listed {
+                    if let before, before.listed { listed.byState[before.state] -= 1 }
+                    if let after, after.listed { listed.byState[after.state] += 1 }
+                }
             }
+            yield &task
         }
+    }
+
+    /// What stands in a slot while its task is out being written.
+    private static let vacant = DownloadTask(url: "", fileName: "", directory: "")
+
+    private static func takeTask(at slot: Dictionary<String, DownloadTask>.Index, from table: inout [String: DownloadTask]) -> DownloadTask {
+        var task = vacant
+        swap(&task, &table.values[slot])
+        return task
     }
 
     var values: Dictionary<String, DownloadTask>.Values { byURL.values }

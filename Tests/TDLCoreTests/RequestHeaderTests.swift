@@ -33,6 +33,9 @@ final class RequestHeaderTests: XCTestCase {
         XCTAssertEqual(RequestHeader.origin(of: "FTP://Host"), "ftp://host:21")
         XCTAssertEqual(RequestHeader.origin(of: "sftp://host/a"), "sftp://host")
         XCTAssertNil(RequestHeader.origin(of: "file:/etc/passwd"))
+        XCTAssertNil(RequestHeader.origin(of: "http:/"))
+        XCTAssertEqual(RequestHeader.origin(of: "HTTP://ÄBC.Example:8080/"), "http://äbc.example:8080")
+        XCTAssertEqual(RequestHeader.origin(of: "https://a@b@Host?x=@y"), "https://host:443")
         XCTAssertNotEqual(RequestHeader.origin(of: "http://127.0.0.1:1/"), RequestHeader.origin(of: "http://127.0.0.1:2/"))
     }
 
