@@ -55,6 +55,7 @@ bench: release
 	@$(MAKE) -s install-files PREFIX=$(BENCH_PREFIX)
 	@status=0; \
 	scripts/bench.sh || status=1; \
+	scripts/bench-work.sh || status=1; \
 	TDL=$(BENCH_PREFIX)/bin/tdl scripts/bench-start.sh || status=1; \
 	scripts/bench-keys.sh || status=1; \
 	python3 scripts/bench-scale.py --tdl .build/release/tdl || status=1; \

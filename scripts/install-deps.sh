@@ -6,7 +6,8 @@
 #                                   strace (to inject system-call failures), time (peak memory),
 #                                   chromium (a real browser calling the JSON-RPC from a web page),
 #                                   aria2 (aria2c, which the JSON-RPC tests compare tdl's answers with)
-#   scripts/install-deps.sh --bench also the peers the benchmark times: wget
+#   scripts/install-deps.sh --bench also the peers the benchmark times (wget) and valgrind, which
+#                                   counts the instructions of tdl's own work (bench-work.sh)
 #   scripts/install-deps.sh --aria2p  only aria2p (from PyPI, in .build/aria2p, a venv of its own),
 #                                   the aria2 front end the JSON-RPC tests drive; --test does it too
 #   scripts/install-deps.sh --aria2-clients  only the other aria2 front ends the tests drive:
@@ -55,7 +56,7 @@ if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium aria2)
 fi
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wget)
+  packages+=(wget valgrind)
 fi
 missing=()
 for p in "${packages[@]}"; do
