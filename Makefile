@@ -46,8 +46,9 @@ release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
 	python3 scripts/drop-needed.py .build/release/tdl libcurl.so.4 curl_
 
-# Downloads against curl, wget and aria2c; one small file by the installed binary (installed
-# into BENCH_PREFIX); keys during two full-speed downloads; then every figure of a
+# Downloads against curl, wget and aria2c; tdl's own work for 500 small files in instructions
+# (no goal: a steady figure to compare builds by); one small file by the installed binary
+# (installed into BENCH_PREFIX); keys during two full-speed downloads; then every figure of a
 # million-task session against its goal. Every part runs; the target fails if one missed a goal.
 BENCH_PREFIX ?= /tmp/tdl-bench-prefix
 bench: release

@@ -25,6 +25,7 @@ for p in valgrind curl python3 strip; do command -v "$p" >/dev/null || die "$p i
 
 work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/tdl-work.XXXXXX")
 trap 'stop_loopback_nginx "$work"; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 chmod 755 "$work"
 mkdir -p "$work/www/many"
 python3 - "$work/www/many" "$FILES" <<'EOF'
@@ -42,7 +43,7 @@ strip -g -o "$work/tdl" "$TDL"
 
 # instructions TOOL ROUND: the user-space instructions of one download into a fresh folder.
 instructions() {
-  local out=$work/out-$1-$2 count
+  local tool=$1 out=$work/out-$1-$2 count
   mkdir -p "$out"
   case $1 in
     tdl) set -- "$work/tdl" get --home "$out.home" -d "$out" -q -j 16 -i "$work/urls.txt" ;;
@@ -50,6 +51,7 @@ instructions() {
   esac
   count=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+  [ -n "$count" ] || die "$tool: valgrind counted no instructions (run it by hand: $*)"
   [ "$(find "$out" -maxdepth 1 -name '*.bin' | wc -l)" -eq "$FILES" ] || die "$*: not every file arrived"
   echo "$count"
 }

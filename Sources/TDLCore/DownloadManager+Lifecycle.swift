@@ -17,9 +17,9 @@ extension DownloadManager {
     /// that moved.
     @discardableResult
     func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil) -> [String] {
-        // Finished files stay on every purge path: deleting one is its own action (`D`).
         let ruled = urls.compactMap { url in rule(for: url, event).map { (url, $0) } }
         let discarding = ruled.filter { $0.1.effects.contains(.discardFiles) }.map(\.0)
+        // Finished files stay on every purge path: deleting one is its own action (`D`).
         let undeletable = deleteFilesFirst(of: discarding, keepFinished: event == .purge)
         let moves = undeletable.isEmpty ? ruled : ruled.filter { !undeletable.contains($0.0) }
         for (url, rule) in moves { apply(rule, to: url, reason: reason) }

@@ -61,7 +61,7 @@ extension DownloadManager {
         case let .finished(url, path, size):
             guard let before = tasks[url], rule(for: url, .transferFinished) != nil else { return }
             tasks[url]?.completedPath = path
-            tasks[url]?.fileName = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+            tasks[url]?.fileName = LocalPath.lastComponent(of: path)
             tasks[url]?.size = size
             tasks[url]?.received = size
             tasks[url]?.segments = [Segment(start: 0, end: size, done: size)]

@@ -8,4 +8,12 @@ public enum LocalPath {
         if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
         return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(expanded) as NSString).standardizingPath
     }
+
+    /// The name at the end of a path tdl made (a folder and a name, no trailing "/"): the
+    /// bytes after the last "/". Bytes, not characters: a name that begins with a combining
+    /// mark makes one character of it and the "/" before it.
+    public static func lastComponent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    }
 }

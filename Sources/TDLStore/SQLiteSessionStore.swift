@@ -19,9 +19,6 @@ public final class SQLiteSessionStore: SessionStore {
     /// The file was created by this store, the session's one writer, and nothing was committed
     /// since: loading it has nothing to read (five queries of a first `tdl get`).
     private var holdsNothingYet = false
-    /// The options last written and their JSON, kept across commits: the tasks of one `get`
-    /// or batch share theirs, and each commit encoded them again. Used inside `dbQueue` only.
-    private var optionsText = TaskRecord.OptionsText()
 
     /// This process is the session's one writer (it holds the session's lock), so the segment
     /// rows it read are all there are until it writes more.
@@ -326,6 +323,7 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(sql: "DELETE FROM layoutRow WHERE session = ? AND url = ?", arguments: [session, url])
                 writtenSegmentCounts[url] = 0
             }
+            var optionsText = TaskRecord.OptionsText()
             // Looked up once: finding a cached statement hashes its whole text.
             let upsert = changes.upserted.isEmpty ? nil : try db.cachedStatement(sql: TaskRecord.upsertSQL)
             var segmentStatements = SegmentStatements(db)

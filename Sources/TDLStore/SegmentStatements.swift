@@ -1,7 +1,7 @@
 import GRDB
 
-/// The segment table's two statements for one commit, each looked up once: finding a cached
-/// statement hashes its whole text (and the upsert's text was built anew) for every task,
+/// The segment table's statements for one commit (an upsert per segment count, the drop of a
+/// tail), each looked up once: finding a cached statement builds and hashes its whole text,
 /// and a commit writes the segments of hundreds of tasks.
 struct SegmentStatements {
     private let db: Database

@@ -35,17 +35,46 @@ final class CommitTransactionTests: XCTestCase {
                        ["http://127.0.0.1/a.bin", "http://127.0.0.1/d.bin"])
     }
 
-    func testAStatementSQLiteRefusesRollsTheCommitBack() throws {
+    func testACommitSQLiteRefusesAtItsEndIsRolledBack() throws {
         let world = LifecycleWorld()
         let store = try SQLiteSessionStore(path: world.dbPath, soleWriter: true)
-        XCTAssertThrowsError(try commit([task("b.bin")], to: store) { db in try db.execute(sql: "INSERT INTO nosuchtable VALUES (1)") })
+        // A deferred foreign key fails only at COMMIT, and leaves the transaction open.
+        XCTAssertThrowsError(try commit([task("b.bin")], to: store) { db in
+            try db.execute(sql: """
+                CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TEMP TABLE child (parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                INSERT INTO child VALUES (1);
+                """)
+        })
         XCTAssertTrue(try SQLiteSessionStore(path: world.dbPath).load().tasks.isEmpty)
-        try commit([task("b.bin")], to: store)
-        XCTAssertEqual(try SQLiteSessionStore(path: world.dbPath).load().tasks.keys.sorted(), ["http://127.0.0.1/b.bin"])
+        try commit([task("c.bin")], to: store)
+        XCTAssertEqual(try SQLiteSessionStore(path: world.dbPath).load().tasks.keys.sorted(), ["http://127.0.0.1/c.bin"])
     }
 
-    /// The options' JSON is kept from one commit to the next: a task with other options gets
-    /// its own, and the first options come back after them.
+    /// SQLite rolls the transaction back itself (here a trigger's ROLLBACK; a full disk or an
+    /// I/O error alike): nothing of the commit is saved, whether the body passes the error on
+    /// or not, and the next commit works.
+    func testATransactionSQLiteRolledBackSavesNothing() throws {
+        let world = LifecycleWorld()
+        let store = try SQLiteSessionStore(path: world.dbPath, soleWriter: true)
+        let rollingBack = """
+            CREATE TEMP TABLE refused (id INTEGER);
+            CREATE TEMP TRIGGER refuse BEFORE INSERT ON refused BEGIN SELECT RAISE(ROLLBACK, 'refused'); END;
+            """
+        XCTAssertThrowsError(try commit([task("b.bin")], to: store) { db in
+            try db.execute(sql: rollingBack)
+            try db.execute(sql: "INSERT INTO refused VALUES (1)")
+        })
+        XCTAssertThrowsError(try commit([task("c.bin")], to: store) { db in
+            try db.execute(sql: rollingBack)
+            try? db.execute(sql: "INSERT INTO refused VALUES (1)")
+        })
+        XCTAssertTrue(try SQLiteSessionStore(path: world.dbPath).load().tasks.isEmpty)
+        try commit([task("d.bin")], to: store)
+        XCTAssertEqual(try SQLiteSessionStore(path: world.dbPath).load().tasks.keys.sorted(), ["http://127.0.0.1/d.bin"])
+    }
+
+    /// Tasks with other options than the one before get their own options' JSON.
     func testEachTaskKeepsItsOwnOptionsAcrossCommits() throws {
         let world = LifecycleWorld()
         let store = try SQLiteSessionStore(path: world.dbPath, soleWriter: true)
