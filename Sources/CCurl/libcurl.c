@@ -67,15 +67,10 @@ static void load(void) {
     }
     FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    // Also on this thread, beside main's start rather than after it: OpenSSL's set-up and
-    // reading its config, about 0.6 ms. Only where libcurl says its set-up may run beside
-    // other threads (7.84 and later); an older one is set up by the engine on the main thread
-    // at its first transfer. No curl call runs during this one (each waits for this function
-    // to end); the engine's own call later only counts one more user.
-#ifdef CURL_VERSION_THREADSAFE
-    curl_version_info_data *info = lib.version_info(CURLVERSION_NOW);
-    if (info && (info->features & CURL_VERSION_THREADSAFE)) lib.global_init(CURL_GLOBAL_ALL);
-#endif
+    // libcurl's global set-up (OpenSSL's) is left to the engine, on the main thread at its
+    // first transfer: OpenSSL registers its clean-up with atexit as it starts, and a command
+    // that exits early (a bad config line) would run that clean-up while this thread still
+    // sets up, on locks the clean-up frees.
 }
 
 static void *load_in_background(void *unused) {

@@ -19,6 +19,22 @@ final class LibcurlLoadTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path), [])
     }
 
+    /// A `get` that ends at once (a bad config line, exit 2) while libcurl loads on its own
+    /// thread: its exit must not meet libcurl's set-up. OpenSSL's clean-up, which it registers
+    /// with atexit as it starts, once ran beside that set-up and crashed about 1 run in 70.
+    func testACommandThatExitsAtOnceNeverCrashesTheLoad() throws {
+        let home = TemporaryDirectory(), config = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: config.path + "/tdl", withIntermediateDirectories: true)
+        try "max-connections-per-host=lots\n".write(toFile: config.path + "/tdl/tdl.conf", atomically: true, encoding: .utf8)
+        var statuses: [Int32: Int] = [:]
+        for _ in 0 ..< 300 {
+            let get = try Processes.tdl(["get", "-q", url], home: home.path, environment: ["XDG_CONFIG_HOME": config.path])
+            statuses[get.status, default: 0] += 1
+            if get.status != 2 { XCTFail("exit \(get.status): \(get.stderr.prefix(300))") }
+        }
+        XCTAssertEqual(statuses, [2: 300])
+    }
+
     /// `get` commits what it adds while libcurl loads, before it waits for the load: without
     /// libcurl the task stays in the session, waiting, for a later run; no file is made.
     func testGetWithoutLibcurlKeepsWhatItAddedWaiting() throws {
