@@ -79,12 +79,22 @@ static void *load_in_background(void *unused) {
     return NULL;
 }
 
+// A command that exits at once (a bad config line) must not exit beside the load: exit
+// flushes and frees the streams' buffers while the libraries' constructors may be reading
+// their config files with stdio, and one run in about 300 aborted with a double free.
+// Registered before the thread starts, this handler runs after any registered later and
+// before exit turns to stdio and to the libraries' destructors; it waits for the load.
+static void finish_loading_before_exit(void) {
+    pthread_once(&once, load);
+}
+
 static void start_loading(void) {
     choose_library();
     pthread_attr_t attributes;
     pthread_t thread;
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    atexit(finish_loading_before_exit);
     // If no thread can start, the first call loads it instead.
     pthread_create(&thread, &attributes, load_in_background, NULL);
     pthread_attr_destroy(&attributes);
