@@ -53,9 +53,10 @@ extension DownloadManager {
         task.state == .finished ? task.filePath : task.ownPartPath
     }
 
-    /// Deletes the files of these tasks, whose move discards them, before anything about them
-    /// changes; returns the tasks whose files could not all be deleted, which stay as they are.
-    func deleteFilesFirst(of discarding: [String], keepFinished: Bool) -> Set<String> {
+    /// Deletes the files these moves discard, before anything about their tasks changes;
+    /// returns the tasks whose files could not all be deleted, which stay as they are.
+    func deleteFilesFirst(of moves: [(url: String, rule: Lifecycle.Rule)], keepFinished: Bool) -> Set<String> {
+        let discarding = moves.filter { $0.rule.effects.contains(.discardFiles) }.map(\.url)
         guard !discarding.isEmpty else { return [] }
         var failed = Set<String>()
         for file in filesToDelete(of: discarding, keepFinished: keepFinished) where !failed.contains(file.url) {

@@ -17,16 +17,15 @@ extension DownloadManager {
     /// that moved.
     @discardableResult
     func move(_ urls: [String], _ event: LifecycleEvent, reason: FailReason? = nil) -> [String] {
-        let ruled = urls.compactMap { url in rule(for: url, event).map { (url, $0) } }
-        let discarding = ruled.filter { $0.1.effects.contains(.discardFiles) }.map(\.0)
+        let ruled = urls.compactMap { url in rule(for: url, event).map { (url: url, rule: $0) } }
         // Finished files stay on every purge path: deleting one is its own action (`D`).
-        let undeletable = deleteFilesFirst(of: discarding, keepFinished: event == .purge)
-        let moves = undeletable.isEmpty ? ruled : ruled.filter { !undeletable.contains($0.0) }
+        let undeletable = deleteFilesFirst(of: ruled, keepFinished: event == .purge)
+        let moves = undeletable.isEmpty ? ruled : ruled.filter { !undeletable.contains($0.url) }
         for (url, rule) in moves { apply(rule, to: url, reason: reason) }
         // The session follows the files at once: a kill after this call finds no task that
         // needs a file already gone.
-        if moves.contains(where: { $0.1.effects.contains(.discardFiles) }) { flush() }
-        return moves.map(\.0)
+        if moves.contains(where: { $0.rule.effects.contains(.discardFiles) }) { flush() }
+        return moves.map(\.url)
     }
 
     private func apply(_ rule: Lifecycle.Rule, to url: String, reason: FailReason?) {

@@ -8,8 +8,8 @@ extension DownloadManager {
     /// could not be deleted, which stay as they are. When the record cannot be saved nothing is
     /// deleted and every task stays (the caller reports the failed save).
     func beginPurge(_ urls: [String]) -> Set<String> {
-        let ruled = urls.compactMap { url in rule(for: url, .purge).map { (url, $0) } }
-        let purging = ruled.map(\.0)
+        let ruled = urls.compactMap { url in rule(for: url, .purge).map { (url: url, rule: $0) } }
+        let purging = ruled.map(\.url)
         guard !purging.isEmpty else { return [] }
         saves.purgesBegun(purging)
         flush()
@@ -18,7 +18,7 @@ extension DownloadManager {
             return Set(purging)
         }
         // Finished files stay on every purge path: deleting one is its own action (`D`).
-        return deleteFilesFirst(of: ruled.filter { $0.1.effects.contains(.discardFiles) }.map(\.0), keepFinished: true)
+        return deleteFilesFirst(of: ruled, keepFinished: true)
     }
 
     /// The purge is over: its record goes with the next save, which forgets the tasks too.
