@@ -54,8 +54,10 @@ static void load(void) {
     choose_library();
     // Not RTLD_DEEPBIND (about 0.5 ms faster): with an allocator preloaded (LD_PRELOAD,
     // /etc/ld.so.preload), libcurl would free with glibc's `free` what libc's `strdup` took
-    // from the preloaded `malloc`, and abort.
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    // from the preloaded `malloc`, and abort. RTLD_LAZY: the libraries not linked to bind at
+    // once (Kerberos, GMP, librtmp, zlib…) bind each function at its first call, about 1,800
+    // lookups fewer and 0.3 ms off a load that a one-file `get` waits for.
+    void *handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
     if (!handle) {
         snprintf(failure, sizeof failure, "cannot load libcurl, which tdl needs to download (%s)", dlerror());
         return;

@@ -94,6 +94,7 @@ public final class CurlEngine: TransferEngine {
         tdl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
         madeMulti = handle
         wake.attach(handle)
+        worker.startThread()
         return handle
     }
 
