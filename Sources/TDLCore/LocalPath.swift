@@ -16,4 +16,17 @@ public enum LocalPath {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
     }
+
+    /// The folder a path names its last component in ("/a/b/" and "/a/b" give "/a"), nil for
+    /// "/" and for a path of one component. Bytes, as `lastComponent`.
+    public static func parent(of path: String) -> String? {
+        var bytes = Array(path.utf8)
+        while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        var end = slash
+        while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        if end == 0 { return bytes.count > 1 ? "/" : nil }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
 }
+

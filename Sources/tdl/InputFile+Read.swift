@@ -110,7 +110,9 @@ final class InputFileParts {
     private func readBlock() throws {
         block.removeSubrange(0 ..< position)
         position = 0
-        let size = 1 << 20
+        // 64 KiB at a time: a block of 1 MiB zeroed and faulted in its 256 pages for a list of
+        // a few URLs, a tenth of a millisecond of a 500-URL `get -i`.
+        let size = 64 << 10
         let before = block.count
         block.append(contentsOf: repeatElement(0, count: size))
         let got = block.withUnsafeMutableBufferPointer { fread($0.baseAddress! + before, 1, size, file) }

@@ -1,4 +1,5 @@
 import Foundation
+import TDLCore
 import TDLSession
 
 extension Paths {
@@ -15,5 +16,31 @@ extension Paths {
             }
         }
         guard access(path, W_OK | X_OK) == 0 else { throw CLIError.badDirectory(path, "it is not writable") }
+    }
+
+    /// Makes the folder `path` with exactly `mode` (not narrowed by the umask), and its missing
+    /// parents as `mkdir -p` does. nil when made (or made meanwhile by another), else the errno.
+    static func makeFolder(_ path: String, mode: mode_t) -> Int32? {
+        if let failure = makeFolderOnly(path, mode: mode) {
+            guard failure == ENOENT, let parent = LocalPath.parent(of: path),
+                  makeFolder(parent, mode: 0o777) == nil else { return failure }
+            if let again = makeFolderOnly(path, mode: mode) { return again }
+        }
+        return nil
+    }
+
+    /// mkdir, then chmod to the mode the umask narrowed; 0o777 (a parent) keeps the umask's
+    /// narrowing, as `mkdir -p` does.
+    private static func makeFolderOnly(_ path: String, mode: mode_t) -> Int32? {
+        guard mkdir(path, mode) == 0 else {
+            let failure = errno
+            return failure == EEXIST && isFolder(path) ? nil : failure
+        }
+        return mode == 0o777 || chmod(path, mode) == 0 ? nil : errno
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }

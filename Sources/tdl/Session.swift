@@ -123,16 +123,15 @@ final class Session {
     /// Creates the home owner-only. A folder that exists keeps its mode: it may be shared on
     /// purpose (a 1777 folder given with --home).
     static func makeHome(_ home: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: home, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CLIError.store("cannot use the tdl home \(home): it is a file, not a folder") }
+        var info = stat()
+        if stat(home, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw CLIError.store("cannot use the tdl home \(home): it is a file, not a folder") }
             return
         }
-        do {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CLIError.store("cannot create the tdl home \(home): \(error.localizedDescription)")
+        // mkdir, not Foundation's createDirectory with attributes: that one cost a fifth of a
+        // millisecond of a first run's start.
+        if let failure = Paths.makeFolder(home, mode: 0o700) {
+            throw CLIError.store("cannot create the tdl home \(home): \(String(cString: strerror(failure)))")
         }
     }
 
