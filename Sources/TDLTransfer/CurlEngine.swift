@@ -94,7 +94,6 @@ public final class CurlEngine: TransferEngine {
         tdl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.maxTotalConnections)
         madeMulti = handle
         wake.attach(handle)
-        worker.startThread()
         return handle
     }
 
@@ -117,6 +116,7 @@ public final class CurlEngine: TransferEngine {
     /// turn's transfers stop taking bytes at once instead of at `performDeadline`, up to 30 ms
     /// later. Cleared after the perform: the caller runs that work right after `wait`.
     private let wake: MultiWake
+    private var workerStarted = false
     /// The caller's descriptors, looked at during the turn's transfers: one that becomes ready
     /// (a key) ends the turn as a wake does.
     private var watch = TurnWatch()
@@ -221,6 +221,12 @@ public final class CurlEngine: TransferEngine {
         var running: Int32 = 0
         withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity
+        // After the first transfers' requests went out: the thread starts while they wait for
+        // their answers (see `WorkerQueue.startThread`).
+        if !workerStarted {
+            workerStarted = true
+            worker.startThread()
+        }
         watch.end()
         wake.clear()
         // What the callbacks left for the loop, each step's reports delivered before the next.
