@@ -90,8 +90,16 @@ static void finish_loading_before_exit(void) {
     pthread_once(&once, load);
 }
 
+// The Swift runtime's own path, which its crash reporter's static initializer asks for when
+// it runs after ours (see start_loading). Weak: a runtime without it is left as it is.
+extern const char *swift_getRootPath(void) __attribute__((weak));
+
 static void start_loading(void) {
     choose_library();
+    // The runtime finds its own path with dladdr, which waits for a dlopen under way on
+    // another thread: asked after the load had begun, main stood still until libcurl had
+    // loaded, in about one run in four. Asked now, the runtime keeps the answer.
+    if (swift_getRootPath) (void)swift_getRootPath();
     pthread_attr_t attributes;
     pthread_t thread;
     if (pthread_attr_init(&attributes) != 0) return;
