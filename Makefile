@@ -54,8 +54,9 @@ BENCH_PREFIX ?= /tmp/tdl-bench-prefix
 bench: release
 	@scripts/install-deps.sh --bench
 	@$(MAKE) -s install-files PREFIX=$(BENCH_PREFIX)
-	@# The start first: after bench.sh has deleted its thousands of files, ext4 looks past the
-	@# freed inodes at each file a run makes, for up to five minutes (a fresh home makes eight, curl one).
+	@# The start first: after bench.sh has deleted its thousands of files, ext4 looks past
+	@# the freed inodes at each file a run makes, for up to five minutes (a first get makes
+	@# eight, curl one).
 	@status=0; \
 	TDL=$(BENCH_PREFIX)/bin/tdl scripts/bench-start.sh || status=1; \
 	scripts/bench.sh || status=1; \

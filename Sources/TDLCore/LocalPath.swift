@@ -29,4 +29,3 @@ public enum LocalPath {
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
 }
-

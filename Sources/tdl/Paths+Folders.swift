@@ -29,8 +29,8 @@ extension Paths {
         return nil
     }
 
-    /// mkdir, then chmod to the mode the umask narrowed; 0o777 (a parent) keeps the umask's
-    /// narrowing, as `mkdir -p` does.
+    /// mkdir, then chmod back to the mode asked for (the umask narrows mkdir's); a parent's
+    /// 0o777 keeps the umask's narrowing, as `mkdir -p` does.
     private static func makeFolderOnly(_ path: String, mode: mode_t) -> Int32? {
         guard mkdir(path, mode) == 0 else {
             let failure = errno
