@@ -56,7 +56,9 @@ static void load(void) {
     // /etc/ld.so.preload), libcurl would free with glibc's `free` what libc's `strdup` took
     // from the preloaded `malloc`, and abort. RTLD_LAZY: the libraries not linked to bind at
     // once (Kerberos, GMP, librtmp, zlib…) bind each function at its first call, about 1,800
-    // lookups fewer and 0.3 ms off a load that a one-file `get` waits for.
+    // lookups fewer and 0.3 ms off a load that a one-file `get` waits for. A function missing
+    // from a broken install then ends tdl at its first call instead of failing the load
+    // (LD_BIND_NOW=1 binds them all here again).
     void *handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
     if (!handle) {
         snprintf(failure, sizeof failure, "cannot load libcurl, which tdl needs to download (%s)", dlerror());
@@ -90,15 +92,17 @@ static void finish_loading_before_exit(void) {
     pthread_once(&once, load);
 }
 
-// The Swift runtime's own path, which its crash reporter's static initializer asks for when
-// it runs after ours (see start_loading). Weak: a runtime without it is left as it is.
+// The Swift runtime's own path, which its crash reporter's static initializer asks for. With
+// the runtime linked in statically (the release build) that initializer runs after this
+// file's; with a shared runtime it ran before, and the call below only reads the answer.
+// Weak: a runtime without it is left as it is.
 extern const char *swift_getRootPath(void) __attribute__((weak));
 
 static void start_loading(void) {
     choose_library();
     // The runtime finds its own path with dladdr, which waits for a dlopen under way on
     // another thread: asked after the load had begun, main stood still until libcurl had
-    // loaded, in about one run in four. Asked now, the runtime keeps the answer.
+    // loaded. Asked now, the runtime keeps the answer.
     if (swift_getRootPath) (void)swift_getRootPath();
     pthread_attr_t attributes;
     pthread_t thread;

@@ -116,6 +116,7 @@ public final class CurlEngine: TransferEngine {
     /// turn's transfers stop taking bytes at once instead of at `performDeadline`, up to 30 ms
     /// later. Cleared after the perform: the caller runs that work right after `wait`.
     private let wake: MultiWake
+    /// Turns left before the file worker's thread is started (see `wait`).
     private var turnsBeforeWorker = 2
     /// The caller's descriptors, looked at during the turn's transfers: one that becomes ready
     /// (a key) ends the turn as a wake does.
@@ -221,9 +222,9 @@ public final class CurlEngine: TransferEngine {
         var running: Int32 = 0
         withinCurl { _ = curl_multi_perform(multi, &running) }
         performDeadline = .infinity
-        // After the second turn's transfers, whose first turn opened their connections and the
-        // second sent their requests: the thread starts while they wait for the answers (see
-        // `WorkerQueue.startThread`).
+        // After the second turn's transfers, whose first turn typically opened their connections
+        // and the second sent their requests: the thread starts while they wait for the answers
+        // (see `WorkerQueue.startThread`).
         if turnsBeforeWorker > 0 {
             turnsBeforeWorker -= 1
             if turnsBeforeWorker == 0 { worker.startThread() }

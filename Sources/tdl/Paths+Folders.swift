@@ -18,25 +18,25 @@ extension Paths {
         guard access(path, W_OK | X_OK) == 0 else { throw CLIError.badDirectory(path, "it is not writable") }
     }
 
-    /// Makes the folder `path` with exactly `mode` (not narrowed by the umask), and its missing
-    /// parents as `mkdir -p` does. nil when made (or made meanwhile by another), else the errno.
-    static func makeFolder(_ path: String, mode: mode_t) -> Int32? {
-        if let failure = makeFolderOnly(path, mode: mode) {
-            guard failure == ENOENT, let parent = LocalPath.parent(of: path),
-                  makeFolder(parent, mode: 0o777) == nil else { return failure }
-            if let again = makeFolderOnly(path, mode: mode) { return again }
-        }
-        return nil
+    /// Makes the folder `path`, and its missing parents as `mkdir -p` does, each with `mode`
+    /// (set again when the umask narrowed it, as far as the file system allows: a vfat home
+    /// keeps the mode it gets). nil when made (or made meanwhile by another), else the folder
+    /// that could not be made and the errno.
+    static func makeFolder(_ path: String, mode: mode_t) -> (folder: String, errno: Int32)? {
+        guard let failure = makeFolderOnly(path, mode: mode) else { return nil }
+        guard failure == ENOENT, let parent = LocalPath.parent(of: path) else { return (path, failure) }
+        if let parentFailure = makeFolder(parent, mode: mode) { return parentFailure }
+        return makeFolderOnly(path, mode: mode).map { (path, $0) }
     }
 
-    /// mkdir, then chmod back to the mode asked for (the umask narrows mkdir's); a parent's
-    /// 0o777 keeps the umask's narrowing, as `mkdir -p` does.
     private static func makeFolderOnly(_ path: String, mode: mode_t) -> Int32? {
         guard mkdir(path, mode) == 0 else {
             let failure = errno
             return failure == EEXIST && isFolder(path) ? nil : failure
         }
-        return mode == 0o777 || chmod(path, mode) == 0 ? nil : errno
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_mode & 0o7777 != mode { _ = chmod(path, mode) }
+        return nil
     }
 
     private static func isFolder(_ path: String) -> Bool {

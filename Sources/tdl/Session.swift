@@ -131,7 +131,8 @@ final class Session {
         // mkdir, not Foundation's createDirectory with attributes: that one cost a fifth of a
         // millisecond of a first run's start.
         if let failure = Paths.makeFolder(home, mode: 0o700) {
-            throw CLIError.store("cannot create the tdl home \(home): \(String(cString: strerror(failure)))")
+            let which = failure.folder == home ? "" : " (making \(failure.folder))"
+            throw CLIError.store("cannot create the tdl home \(home)\(which): \(String(cString: strerror(failure.errno)))")
         }
     }
 

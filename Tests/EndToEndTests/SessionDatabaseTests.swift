@@ -171,6 +171,8 @@ final class SessionDatabaseTests: XCTestCase {
         let made = parent.file("made/home")
         XCTAssertEqual(try Processes.tdl(["add", urls[0]], home: made).status, 0)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: made)[.posixPermissions] as? Int, 0o700)
+        // The folders made on the way are owner-only too.
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: parent.file("made"))[.posixPermissions] as? Int, 0o700)
     }
 
     /// Another command holding the session's lock for a moment (as `tdl add` of many URLs

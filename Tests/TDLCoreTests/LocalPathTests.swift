@@ -18,6 +18,10 @@ final class LocalPathTests: XCTestCase {
         XCTAssertEqual(LocalPath.parent(of: "rel/tdl"), "rel")
         XCTAssertNil(LocalPath.parent(of: "/"))
         XCTAssertNil(LocalPath.parent(of: "tdl"))
+        XCTAssertNil(LocalPath.parent(of: "a/"))
+        XCTAssertNil(LocalPath.parent(of: ""))
+        XCTAssertNil(LocalPath.parent(of: "//"))
+        XCTAssertEqual(LocalPath.parent(of: "///a"), "/")
         XCTAssertEqual(LocalPath.parent(of: "/tmp/\u{301}x/tdl"), "/tmp/\u{301}x")
     }
 }
