@@ -8,9 +8,11 @@
 // in with FlyingFox, never called), is defined here: it waits for the load and calls the
 // library's. So nothing in the link needs libcurl.so and `--as-needed` leaves it out. These
 // definitions are hidden: libcurl's calls to its own functions never land here.
+#define _GNU_SOURCE  // sched_getcpu, pthread_attr_setaffinity_np (this file only; see CCurl.h)
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,20 @@ static void finish_loading_before_exit(void) {
 // Weak: a runtime without it is left as it is.
 extern const char *swift_getRootPath(void) __attribute__((weak));
 
+// The kernel puts a new thread on its creator's CPU (on a 2-CPU machine with the other one
+// idle, in most runs), and there the load ran only when main was preempted: the two took
+// turns on one CPU, and a one-file `get` waited for the load 2-3 ms longer. The loading
+// thread, which ends with the load, runs on any CPU the process may use but main's, when
+// there is one.
+static int keep_off_this_cpu(pthread_attr_t *attributes) {
+    cpu_set_t allowed;
+    int here = sched_getcpu();
+    if (here < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
+    if (!CPU_ISSET(here, &allowed) || CPU_COUNT(&allowed) < 2) return 0;
+    CPU_CLR(here, &allowed);
+    return pthread_attr_setaffinity_np(attributes, sizeof allowed, &allowed) == 0;
+}
+
 static void start_loading(void) {
     choose_library();
     // The runtime finds its own path with dladdr, which waits for a dlopen under way on
@@ -109,8 +125,14 @@ static void start_loading(void) {
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     atexit(finish_loading_before_exit);
+    int placed = keep_off_this_cpu(&attributes);
     // If no thread can start, the first call loads it instead.
-    pthread_create(&thread, &attributes, load_in_background, NULL);
+    if (pthread_create(&thread, &attributes, load_in_background, NULL) != 0 && placed) {
+        pthread_attr_destroy(&attributes);
+        if (pthread_attr_init(&attributes) != 0) return;
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_create(&thread, &attributes, load_in_background, NULL);
+    }
     pthread_attr_destroy(&attributes);
 }
 

@@ -94,4 +94,26 @@ final class LibcurlLoadTests: XCTestCase {
         let version = try Processes.tdl(["--version"], home: home.path, environment: Self.missing)
         XCTAssertEqual(version.status, 0, version.stderr)
     }
+
+    /// libcurl loads on a thread kept off main's CPU; a tdl allowed one CPU (taskset) loads it
+    /// beside main there and downloads all the same, at every moment of the load.
+    func testGetOnOneCPUDownloads() throws {
+        guard let taskset = Processes.which("taskset") else { throw XCTSkip("no taskset") }
+        let server = try FaultServer()
+        let downloads = TemporaryDirectory()
+        let url = server.url("/file/one-cpu.bin?size=200000&seed=3")
+        for run in 0 ..< 20 {
+            let home = TemporaryDirectory()
+            let get = try Processes.run(taskset, ["-c", "0", Processes.tdlBinary, "get", "-q", "-d", downloads.path, "-o", "\(run).bin", url],
+                                        environment: ["TDL_HOME": home.path])
+            XCTAssertEqual(get.status, 0, get.stderr)
+        }
+        let whole = downloads.file("whole.bin")
+        try Processes.run(Processes.which("curl") ?? "/usr/bin/curl", ["-s", "-o", whole, url])
+        let expected = try Data(contentsOf: URL(fileURLWithPath: whole))
+        XCTAssertEqual(expected.count, 200_000)
+        for run in 0 ..< 20 {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: downloads.file("\(run).bin"))), expected, "run \(run)")
+        }
+    }
 }
