@@ -59,7 +59,11 @@ final class QueueScreenTests: XCTestCase {
 
         // The queues' view: each queue's limits, hours and when it opens.
         XCTAssertTrue(shots[2].contains("Queues"), shots[2])
-        let opens = "closed, opens " + later.prefix(5)
+        // Two hours from 22:00 or later is tomorrow, which tdl names by its day.
+        let tomorrow = hour + 2 >= 24
+        let weekday = Calendar.current.component(.weekday, from: Date().addingTimeInterval(tomorrow ? 86_400 : 0))
+        let day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][weekday - 1]
+        let opens = "closed, opens " + (tomorrow ? day + " " : "") + later.prefix(5)
         XCTAssertTrue(shots[2].contains("night     2 at once · 500.0 KB/s · \(later) · \(opens)"), shots[2])
         XCTAssertTrue(shots[2].contains("default   no own limit at once · no own rate cap · \(later) · \(opens)"), shots[2])
 
