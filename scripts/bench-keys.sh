@@ -21,7 +21,7 @@ TDL=$(realpath -m "${TDL:-$root/.build/release/tdl}")
 MIB=${KEYS_MIB:-1024}
 PRESSES=${KEYS_PRESSES:-200}
 die() { echo "bench-keys: $*" >&2; exit 1; }
-[ -x "$TDL" ] || die "no binary at $TDL (swift build -c release --product tdl)"
+[ -x "$TDL" ] || die "no binary at $TDL (make release)"
 command -v tmux >/dev/null || die "tmux is missing (scripts/install-deps.sh --test)"
 . "$root/scripts/loopback-nginx.sh"
 

@@ -38,7 +38,7 @@ if parts - {"list", "commands", "screen", "added"}:
     sys.exit(f"bench-scale: --only takes list, commands, screen and added, not {args.only}")
 tdl = os.path.abspath(args.tdl)
 if not os.access(tdl, os.X_OK):
-    sys.exit(f"bench-scale: no binary at {tdl} (swift build -c release --product tdl)")
+    sys.exit(f"bench-scale: no binary at {tdl} (make release)")
 if not shutil.which("tmux") or not os.access("/usr/bin/time", os.X_OK):
     sys.exit("bench-scale: tmux or /usr/bin/time is missing (scripts/install-deps.sh --test)")
 

@@ -82,11 +82,6 @@ static void load(void) {
     // sets up, on locks the clean-up frees.
 }
 
-static void *load_in_background(void *unused) {
-    (void)unused;
-    pthread_once(&once, load);
-    return NULL;
-}
 
 // A command that exits at once (a bad config line) must not exit beside the load: exit
 // flushes and frees the streams' buffers while the libraries' constructors may be reading
@@ -103,26 +98,36 @@ static void finish_loading_before_exit(void) {
 // Weak: a runtime without it is left as it is.
 extern const char *swift_getRootPath(void) __attribute__((weak));
 
-// The kernel puts a new thread on its creator's CPU (on a 2-CPU machine with the other one
-// idle, in most runs), and there the load ran only when main was preempted: the two took
-// turns on one CPU, and a one-file `get` waited for the load 2-3 ms longer. The loading
-// thread, which ends with the load, runs on any CPU the process may use but main's, when
-// there is one.
+// The kernel tends to start a new thread on its creator's CPU, even with another one idle; the
+// load then ran only when main was preempted. So the loading thread starts on any CPU the
+// process may use but main's, and once running may go anywhere again (a widened set does not
+// move a running thread), in case that CPU gets busy.
+static cpu_set_t process_cpus;
+static int process_cpus_known;
+
 static int keep_off_this_cpu(pthread_attr_t *attributes) {
-    cpu_set_t allowed;
     int here = sched_getcpu();
-    if (here < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
-    if (!CPU_ISSET(here, &allowed) || CPU_COUNT(&allowed) < 2) return 0;
-    CPU_CLR(here, &allowed);
-    return pthread_attr_setaffinity_np(attributes, sizeof allowed, &allowed) == 0;
+    if (here < 0 || sched_getaffinity(0, sizeof process_cpus, &process_cpus) != 0) return 0;
+    if (!CPU_ISSET(here, &process_cpus) || CPU_COUNT(&process_cpus) < 2) return 0;
+    cpu_set_t others = process_cpus;
+    CPU_CLR(here, &others);
+    if (pthread_attr_setaffinity_np(attributes, sizeof others, &others) != 0) return 0;
+    process_cpus_known = 1;
+    return 1;
 }
 
-// Two threads of one process on two CPUs: a write to a page mapped read-only (a `.bss` page
-// still the shared zero page, say) makes the kernel flush the other CPU's TLB by interrupt, about
-// 16 µs a time on a virtual machine, paid by both threads. The runtime's metadata caches are in
-// `.bss`, and main's first writes to them sent about 60 a run while libcurl loaded. Faulted in
-// writable now, while main is the only thread: about 0.3 ms, for 0.5 ms less to a one-file
-// `get`. A kernel before 5.14 refuses the advice, and the pages fault in as they did.
+static void *load_in_background(void *unused) {
+    (void)unused;
+    if (process_cpus_known) pthread_setaffinity_np(pthread_self(), sizeof process_cpus, &process_cpus);
+    pthread_once(&once, load);
+    return NULL;
+}
+
+// Two threads of one process on two CPUs: each write to a page mapped read-only (a `.bss` page
+// that is still the shared zero page) makes the kernel flush the other CPU's TLB by interrupt,
+// slow on a virtual machine and paid by both threads. The runtime's metadata caches are in
+// `.bss`: faulted in writable while main is the only thread, main's first writes to them cost
+// the load nothing. Kernels before 5.14 refuse the advice; the pages then fault in as before.
 extern char __bss_start[], _end[];
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -149,6 +154,7 @@ static void start_loading(void) {
     // If no thread can start, the first call loads it instead.
     if (pthread_create(&thread, &attributes, load_in_background, NULL) != 0 && placed) {
         pthread_attr_destroy(&attributes);
+        process_cpus_known = 0;
         if (pthread_attr_init(&attributes) != 0) return;
         pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
         pthread_create(&thread, &attributes, load_in_background, NULL);

@@ -28,7 +28,8 @@ final class QueueScreenTests: XCTestCase {
     func testMoveToAQueueSortByQueueAndTheQueuesView() throws {
         let home = TemporaryDirectory(), downloads = TemporaryDirectory()
         // Both queues closed for the next hours: nothing starts, the rows stay as added.
-        let hour = Calendar.current.component(.hour, from: Date())
+        let now = Date(), calendar = Calendar.current
+        let hour = calendar.component(.hour, from: now)
         // A window that ends at midnight reads 24:00 (from 21:00 it is 23:00-24:00).
         let later = String(format: "%02d:00-%02d:00", (hour + 2) % 24, (hour + 3) % 24 == 0 ? 24 : (hour + 3) % 24)
         for arguments in [["queue", "add", "default", "--window", later], ["queue", "add", "night", "--max", "2", "--limit", "500K", "--window", later]] {
@@ -60,10 +61,11 @@ final class QueueScreenTests: XCTestCase {
         // The queues' view: each queue's limits, hours and when it opens.
         XCTAssertTrue(shots[2].contains("Queues"), shots[2])
         // Two hours from 22:00 or later is tomorrow, which tdl names by its day.
+        try XCTSkipUnless(calendar.isDate(Date(), inSameDayAs: now), "midnight passed during the test")
         let tomorrow = hour + 2 >= 24
-        let weekday = Calendar.current.component(.weekday, from: Date().addingTimeInterval(tomorrow ? 86_400 : 0))
-        let day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][weekday - 1]
-        let opens = "closed, opens " + (tomorrow ? day + " " : "") + later.prefix(5)
+        let day = try XCTUnwrap(calendar.date(byAdding: .day, value: tomorrow ? 1 : 0, to: now))
+        let dayName = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][calendar.component(.weekday, from: day) - 1]
+        let opens = "closed, opens " + (tomorrow ? dayName + " " : "") + later.prefix(5)
         XCTAssertTrue(shots[2].contains("night     2 at once · 500.0 KB/s · \(later) · \(opens)"), shots[2])
         XCTAssertTrue(shots[2].contains("default   no own limit at once · no own rate cap · \(later) · \(opens)"), shots[2])
 
