@@ -42,13 +42,8 @@ tsan: test-deps
 # No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
 # No libcurl among the needed libraries: tdl opens it when a command transfers (see
 # scripts/drop-needed.py for why the linker alone keeps it there).
-# Concrete generic types by metadata accessor, not by mangled name: a mangled name is resolved
-# at run time, and the first use of each key type (a Set<String>, a Dictionary keyed by an
-# enum) then scans every protocol conformance in the binary for its Hashable. The accessors
-# take the conformances the compiler already knows (docs/measurements.md, one small file).
-RELEASE_SWIFTC := -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELEASE_SWIFTC) --product tdl -q
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
 	python3 scripts/drop-needed.py .build/release/tdl libcurl.so.4 curl_
 
 # Downloads against curl, wget and aria2c; tdl's own work for 500 small files in instructions
