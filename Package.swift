@@ -53,6 +53,11 @@ let package = Package(
             // instead of 2.4 MB), and tdl exports none of its own symbols, which every symbol
             // lookup of the libraries loaded after it and every `dladdr` would search: about
             // 1 ms of every start. Packed relocations need glibc 2.36 or later.
+            // Concrete generic types by metadata accessor in the commands' own code: reached by
+            // mangled name, the first use of each key type (a Set<String>, a Dictionary keyed by
+            // an enum) scans every protocol conformance in the binary at run time. Not in the
+            // libraries, whose hot loops gain nothing (docs/measurements.md, one small file).
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic"])]
         ),
