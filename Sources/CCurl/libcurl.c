@@ -82,7 +82,6 @@ static void load(void) {
     // sets up, on locks the clean-up frees.
 }
 
-
 // A command that exits at once (a bad config line) must not exit beside the load: exit
 // flushes and frees the streams' buffers while the libraries' constructors may be reading
 // their config files with stdio, and one run in about 300 aborted with a double free.
@@ -153,11 +152,10 @@ static void start_loading(void) {
     int placed = keep_off_this_cpu(&attributes);
     // If no thread can start, the first call loads it instead.
     if (pthread_create(&thread, &attributes, load_in_background, NULL) != 0 && placed) {
-        pthread_attr_destroy(&attributes);
+        // Refused off main's CPU: on any of the process's, as an unplaced thread.
         process_cpus_known = 0;
-        if (pthread_attr_init(&attributes) != 0) return;
-        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        pthread_create(&thread, &attributes, load_in_background, NULL);
+        if (pthread_attr_setaffinity_np(&attributes, sizeof process_cpus, &process_cpus) == 0)
+            pthread_create(&thread, &attributes, load_in_background, NULL);
     }
     pthread_attr_destroy(&attributes);
 }

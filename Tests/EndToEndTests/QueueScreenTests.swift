@@ -30,8 +30,7 @@ final class QueueScreenTests: XCTestCase {
         // Both queues closed for the next hours: nothing starts, the rows stay as added.
         let now = Date(), calendar = Calendar.current
         let hour = calendar.component(.hour, from: now)
-        // A window that ends at midnight reads 24:00 (from 21:00 it is 23:00-24:00).
-        let later = String(format: "%02d:00-%02d:00", (hour + 2) % 24, (hour + 3) % 24 == 0 ? 24 : (hour + 3) % 24)
+        let later = QueueWindowTests.hourLongWindow(twoHoursAfter: hour)
         for arguments in [["queue", "add", "default", "--window", later], ["queue", "add", "night", "--max", "2", "--limit", "500K", "--window", later]] {
             let made = try Processes.tdl(arguments, home: home.path)
             XCTAssertEqual(made.status, 0, made.stderr)

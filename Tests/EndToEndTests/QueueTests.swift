@@ -102,8 +102,7 @@ final class QueueTests: XCTestCase {
     func testAnInputFilesQueueLineAndAClosedQueue() throws {
         let home = TemporaryDirectory()
         let hour = Calendar.current.component(.hour, from: Date())
-        // A window that ends at midnight reads 24:00 (from 21:00 it is 23:00-24:00).
-        let later = String(format: "%02d:00-%02d:00", (hour + 2) % 24, (hour + 3) % 24 == 0 ? 24 : (hour + 3) % 24)
+        let later = QueueWindowTests.hourLongWindow(twoHoursAfter: hour)
         XCTAssertEqual(try Processes.tdl(["queue", "add", "later", "--window", later], home: home.path).status, 0)
         let list = try Processes.tdl(["queue", "list"], home: home.path)
         XCTAssertTrue(list.stdout.contains("later: no own limit at once, no own rate cap, \(later) (closed)"), list.stdout)

@@ -13,6 +13,12 @@ final class QueueWindowTests: FaultServerTestCase {
         minute == 1440 ? "24:00" : String(format: "%02d:%02d", (minute / 60) % 24, minute % 60)
     }
 
+    /// The hour-long window that opens two hours after `hour` ("23:00-24:00" from 21:00).
+    static func hourLongWindow(twoHoursAfter hour: Int) -> String {
+        let start = (hour + 2) % 24 * 60
+        return clock(start) + "-" + clock(start + 60)
+    }
+
     /// What moves tdl's clock ahead, for every tdl the test runs; empty when it stays.
     var clock: [String: String] = [:]
 
