@@ -6,6 +6,12 @@ import PackageDescription
 // reached by exactly one module each. TDLSession is a running session seen from outside the
 // list: its control socket, the requests other tdl commands send it, hooks, input files.
 // TDLBenchmarks (`tdl debug bench-*`) sits beside them, over TDLCore and TDLStore.
+// Every module of ours reaches concrete generic types by metadata accessor: reached by mangled
+// name, the first use of each (a Set<String>, a Dictionary keyed by an enum) demangles the name
+// and scans every protocol conformance in the binary, at run time: about 2 ms of a one-file
+// `get` and 4 ms of CPU of 500 files. The million tasks' first frame did not move (40 pairs).
+let byAccessor: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+
 let package = Package(
     name: "tdl",
     products: [
@@ -29,20 +35,23 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
-        .target(name: "TDLCore"),
+        .target(name: "TDLCore", swiftSettings: byAccessor),
         .target(
             name: "TDLStore",
             dependencies: ["TDLCore", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: byAccessor
         ),
         .target(
             name: "TDLTransfer",
-            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["TDLCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: byAccessor
         ),
-        .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"]),
-        .target(name: "TDLSession", dependencies: ["TDLCore"]),
+        .target(name: "TDLTerminal", dependencies: ["TDLCore", "CNcursesw"], swiftSettings: byAccessor),
+        .target(name: "TDLSession", dependencies: ["TDLCore"], swiftSettings: byAccessor),
         // aria2's JSON-RPC: the method table over the manager, and its HTTP/WebSocket server.
-        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "TDLRPC", dependencies: ["TDLCore", .product(name: "FlyingFox", package: "FlyingFox")],
+                swiftSettings: byAccessor),
         .executableTarget(
             name: "tdl",
             dependencies: [
@@ -53,16 +62,12 @@ let package = Package(
             // instead of 2.4 MB), and tdl exports none of its own symbols, which every symbol
             // lookup of the libraries loaded after it and every `dladdr` would search: about
             // 1 ms of every start. Packed relocations need glibc 2.36 or later.
-            // Concrete generic types by metadata accessor in the commands' own code: reached by
-            // mangled name, the first use of each key type (a Set<String>, a Dictionary keyed by
-            // an enum) scans every protocol conformance in the binary at run time. Not in the
-            // libraries, whose hot loops gain nothing (docs/measurements.md, one small file).
-            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
+            swiftSettings: byAccessor,
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic"])]
         ),
         // `tdl debug bench-list` and `bench-session`: timings at scale, kept out of the libraries.
-        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"]),
+        .target(name: "TDLBenchmarks", dependencies: ["TDLCore", "TDLStore"], swiftSettings: byAccessor),
         .target(name: "TDLTestSupport", dependencies: ["TDLCore"], path: "Tests/TDLTestSupport"),
         .testTarget(name: "TDLCoreTests", dependencies: ["TDLCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "TDLStoreTests", dependencies: ["TDLStore", "TDLCore", .product(name: "GRDB", package: "GRDB.swift")],
