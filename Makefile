@@ -42,8 +42,11 @@ tsan: test-deps
 # No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
 # No libcurl among the needed libraries: tdl opens it when a command transfers (see
 # scripts/drop-needed.py for why the linker alone keeps it there).
+# The packages tdl uses reach concrete generic types by metadata accessor too, as tdl's own
+# modules do (Package.swift): GRDB's and ArgumentParser's first uses scanned every conformance.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product tdl -q \
+		-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 	python3 scripts/drop-needed.py .build/release/tdl libcurl.so.4 curl_
 
 # Downloads against curl, wget and aria2c; tdl's own work for 500 small files in instructions
