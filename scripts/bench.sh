@@ -9,8 +9,7 @@
 #                                         mirrors at 20 MiB/s per connection, 3 to each)
 #
 # Environment: TDL (binary, default .build/release/tdl), BENCH_RUNS (timed runs per tool,
-# default 5; 11 for the 500 small files, whose runs take a fifth of a second and whose
-# ratios swing most from run to run), BENCH_DIR (parent of the temp folder, default /var/tmp: it must be a disk,
+# default 5), BENCH_DIR (parent of the temp folder, default /var/tmp: it must be a disk,
 # not tmpfs), BENCH_TIMEOUT (seconds before a run counts as hung, default 600),
 # BENCH_BIG_MIB / BENCH_SEG_MIB / BENCH_FILES (sizes, for a quick trial), BENCH_KEEP=1
 # (keep the temp folder, e.g. to rerun a failed command).
@@ -24,7 +23,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 TDL=$(realpath -m "${TDL:-$root/.build/release/tdl}")
 RUNS=${BENCH_RUNS:-5}
-MANY_RUNS=${BENCH_RUNS:-11}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 BIG_MIB=${BENCH_BIG_MIB:-1024}
 SEG_MIB=${BENCH_SEG_MIB:-256}
@@ -189,8 +187,7 @@ check_output() {
 # freed in the last seconds when it allocates new ones, so deleting 500 files before each run
 # made every tool's file creation about ten times slower (0.15 s instead of 0.02 s for 500).
 run_once() {
-  local scen=$1 tool=$2 round=$3 out=$work/out home=$work/home log=$work/last.log t runs
-  runs=$(runs_of "$scen")
+  local scen=$1 tool=$2 round=$3 out=$work/out home=$work/home log=$work/last.log t
   if [ "$scen" = many ] && [ -d "$out" ]; then
     mkdir -p "$work/spent" && mv "$out" "$work/spent/$tool-$round"
   fi
@@ -209,22 +206,19 @@ run_once() {
   if [ "$round" -eq 0 ]; then
     say "$(printf '  %-9s %-7s warm-up    %7.2fs wall %6.2fs cpu' "$scen" "$tool" $t)"
   else
-    say "$(printf '  %-9s %-7s run %d/%d    %7.2fs wall %6.2fs cpu' "$scen" "$tool" "$round" "$runs" $t)"
+    say "$(printf '  %-9s %-7s run %d/%d    %7.2fs wall %6.2fs cpu' "$scen" "$tool" "$round" "$RUNS" $t)"
     printf '%s\t%s\t%s\t%s\n' "$scen" "$tool" "$round" "${t/ /$'\t'}" >>"$work/results.tsv"
   fi
 }
 
-runs_of() { if [ "$1" = many ]; then echo "$MANY_RUNS"; else echo "$RUNS"; fi; }
-
 # Round 0 warms nginx's page cache and the binaries; tdl alternates first and last.
 run_scenario() {
-  local scen=$1 round tool i runs
-  runs=$(runs_of "$scen")
+  local scen=$1 round tool i
   shift
   local tools=("$@") reversed=() order
   for ((i = ${#tools[@]} - 1; i >= 0; i--)); do reversed+=("${tools[i]}"); done
   say "bench: $scen (${tools[*]})"
-  for ((round = 0; round <= runs; round++)); do
+  for ((round = 0; round <= RUNS; round++)); do
     if ((round % 2)); then order=("${tools[@]}"); else order=("${reversed[@]}"); fi
     for tool in "${order[@]}"; do run_once "$scen" "$tool" "$round"; done
   done
@@ -297,7 +291,7 @@ print_machine() {
     "$(have wget && wget --version | head -1 | cut -d' ' -f1-3)," \
     "$(have aria2c && aria2c --version | head -1 | cut -d' ' -f1,3)," \
     "$(/usr/sbin/nginx -v 2>&1 | cut -d' ' -f3), tdl $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');" \
-    "timed runs per tool: $RUNS ($MANY_RUNS for the small files), medians"
+    "timed runs per tool: $RUNS, medians"
   echo
 }
 
