@@ -24,9 +24,9 @@ test: test-deps
 
 # The threaded tests under ThreadSanitizer, in a build folder of their own: the JSON-RPC and
 # control servers, the lists other threads read, a long list sorted and filled on two threads, the
-# engine's worker, the libcurl loader, add -i's session writer, and aria2p against the TSan-built tdl. Any report, from
+# engine's worker, add -i's session writer, and aria2p against the TSan-built tdl. Any report, from
 # the tests or from a tdl they drive, fails the target.
-TSAN_TESTS := RPCServerTests|Aria2RPCTests|LoopBoundTests|FilterNamesTests|ControlServerTests|SessionLoopTests|ChangedTasksTests|ListSnapshotTests|EngineReportTests|Aria2pTests|RPCSafetyTests|SortingTests|NameCommitTests|WriteBacklogTests|LibcurlLoadTests|DetachedSaveTests
+TSAN_TESTS := RPCServerTests|Aria2RPCTests|LoopBoundTests|FilterNamesTests|ControlServerTests|SessionLoopTests|ChangedTasksTests|ListSnapshotTests|EngineReportTests|Aria2pTests|RPCSafetyTests|SortingTests|NameCommitTests|WriteBacklogTests|DetachedSaveTests
 TSAN_REPORTS := $(CURDIR)/.build-tsan/reports
 tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -q 2>&1 | grep -v "prohibited flag"; exit $${PIPESTATUS[0]}
@@ -40,8 +40,8 @@ tsan: test-deps
 # The Swift runtime and Foundation linked in: a quicker start for a larger binary, which
 # shows when a script runs tdl many times or fetches small files (docs/measurements.md).
 # No $ORIGIN run path: with it the loader looks for each library in the binary's own folder first.
-# No libcurl among the needed libraries: tdl opens it when a command transfers (see
-# scripts/drop-needed.py for why the linker alone keeps it there).
+# No shared libcurl among the needed libraries: libcurl is linked in (Package.swift), and
+# scripts/drop-needed.py says why the linker alone keeps its name there.
 # The packages tdl uses reach concrete generic types by metadata accessor too, as tdl's own
 # modules do (Package.swift): GRDB's and ArgumentParser's first uses scanned every conformance.
 release: deps

@@ -13,6 +13,12 @@ import PackageDescription
 // `make release` passes the flag to the packages' modules too (Makefile).
 let byAccessor: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
+let staticArchives = ["libnghttp2.a", "libssh2.a", "libpsl.a", "libidn2.a", "libunistring.a", "libssl.a",
+                       "libcrypto.a", "libzstd.a", "libbrotlidec.a", "libbrotlicommon.a", "libz.a"]
+let staticLibcurl = ["-Xlinker", "--whole-archive", "-Xlinker", "-l:libcurl.a", "-Xlinker", "--no-whole-archive"]
+    + staticArchives.flatMap { ["-Xlinker", "-l:\($0)"] }
+    + ["-Xlinker", "--exclude-libs=" + (["libcurl.a"] + staticArchives).joined(separator: ":")]
+
 let package = Package(
     name: "tdl",
     products: [
@@ -28,9 +34,13 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        // libcurl's headers (libcurl4-openssl-dev); the library itself is opened with dlopen
-        // when a command first transfers (Sources/CCurl/libcurl.c), not linked.
-        .target(name: "CCurl"),
+        // libcurl (libcurl4-openssl-dev) and what it needs, linked in from their static archives:
+        // a shared libcurl and its 30-odd libraries took 4-7 ms of every start to load and
+        // relocate; linked in, tdl starts in half the time (docs/measurements.md). Its whole
+        // archive, so that no curl_* symbol binds to the shared libcurl that FoundationNetworking's
+        // link entries name; every archive's symbols hidden, so that a shared libcurl loaded
+        // beside (FoundationNetworking's, in a debug build) keeps its own.
+        .target(name: "CCurl", linkerSettings: [.unsafeFlags(staticLibcurl)]),
         .systemLibrary(
             name: "CNcursesw",
             pkgConfig: "ncursesw",

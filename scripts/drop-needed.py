@@ -5,7 +5,7 @@
 
 `make release` runs it on tdl: FlyingFox imports FoundationNetworking, whose link entries
 name libcurl, so the linker marks it needed although every curl_* symbol tdl has is its own
-(Sources/CCurl/libcurl.c opens libcurl when a command transfers). SwiftPM puts those entries
+(libcurl is linked in from its static archive: Package.swift). SwiftPM puts those entries
 before any flag of ours, so `--as-needed` cannot reach them. Refuses, and changes nothing,
 when anything in the binary still binds to the library: an undefined dynamic symbol of that
 name prefix, or a symbol version the library defines.

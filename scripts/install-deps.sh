@@ -51,7 +51,10 @@ if [ "${1:-}" = "--aria2-clients" ]; then
   install_aria2_clients
   exit 0
 fi
-packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
+# libcurl is linked in from its static archive, with those of the libraries it needs
+# (Package.swift; its LDAP, RTMP and GSS-API back ends are left out).
+packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config libssl-dev libnghttp2-dev libssh2-1-dev
+  libpsl-dev libidn2-dev libunistring-dev libzstd-dev libbrotli-dev zlib1g-dev)
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium aria2)
 fi

@@ -124,6 +124,7 @@ final class Connection {
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
         tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
+        tdl_setopt_long(handle, CURLOPT_SOCKS5_AUTH, tdl_socks5_auth_without_gssapi())
         if download.engine.netrc.fileExists(now: download.engine.now) {
             tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
         }

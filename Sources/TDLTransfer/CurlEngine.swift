@@ -16,8 +16,8 @@ public final class CurlEngine: TransferEngine {
     public var isRecorded: ((_ url: String) -> Bool)?
     public let settings: EngineSettings
 
-    /// Made at the first transfer or turn, not with the engine: libcurl is still loading when
-    /// the engine is made (Sources/CCurl/libcurl.c), and the session's first rows commit meanwhile.
+    /// Made at the first transfer or turn, not with the engine: a command that transfers
+    /// nothing never sets libcurl (and OpenSSL) up.
     private var madeMulti: UnsafeMutableRawPointer?
     var multi: UnsafeMutableRawPointer { madeMulti ?? makeMulti() }
     let worker: WorkerQueue
@@ -86,8 +86,7 @@ public final class CurlEngine: TransferEngine {
         worker = WorkerQueue(wake: wake)
     }
 
-    /// The first call into libcurl: it waits for the load (and ends tdl with status 69 when
-    /// libcurl cannot be opened).
+    /// The first call into libcurl, with its global set-up.
     private func makeMulti() -> UnsafeMutableRawPointer {
         _ = Self.globalInit
         let handle = curl_multi_init()!

@@ -107,6 +107,7 @@ public final class StreamDownload {
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallSeconds)
         tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
+        tdl_setopt_long(handle, CURLOPT_SOCKS5_AUTH, tdl_socks5_auth_without_gssapi())
         tdl_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
         tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
         tdl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent ?? "tdl/\(EngineSettings.version)")

@@ -19,9 +19,8 @@ final class WorkerQueue {
     }
 
     /// Starts the thread before the first job needs it (dispatch starts it at the first job),
-    /// so the first file's bytes do not wait for it. Not while libcurl loads: glibc's
-    /// `pthread_create` waits for a `dlopen` under way on another thread (both take the
-    /// loader's TLS lock), and the loop stood still for the rest of the load, 2-3 ms.
+    /// so the first file's bytes do not wait for it; the engine starts it while its first
+    /// requests wait for their answers, not on the way to sending them.
     func startThread() {
         queue.async {}
     }

@@ -9,7 +9,6 @@ enum CLIError: Error, CustomStringConvertible {
     case sessionInUse(String)
     case store(String)
     case badArgument(String)
-    case noLibcurl(String)
 
     var description: String {
         switch self {
@@ -17,7 +16,6 @@ enum CLIError: Error, CustomStringConvertible {
         case let .sessionInUse(session): return "the session \"\(session)\" is in use by another tdl; quit it or use --session"
         case let .store(text): return text
         case let .badArgument(text): return text
-        case let .noLibcurl(why): return why
         }
     }
 
@@ -28,7 +26,6 @@ enum CLIError: Error, CustomStringConvertible {
         case .badArgument: return ExitStatus.badInput
         case .sessionInUse: return ExitStatus.sessionInUse
         case .store: return ExitStatus.session
-        case .noLibcurl: return Libcurl.unavailableStatus
         }
     }
 }
@@ -39,8 +36,7 @@ extension ExitStatus {
         Exit status: 0 all requested files finished; 1 a download failed; 2 bad input (a URL, \
         an option value or an input-file line; the rest still runs); 3 the session is in use by \
         another tdl; 4 the download folder cannot be used; 5 the session database cannot be \
-        used; 64 unknown option or missing argument; 69 libcurl cannot be loaded; 130 \
-        interrupted.
+        used; 64 unknown option or missing argument; 130 interrupted.
         """
 
     static let addHelp = """

@@ -156,11 +156,10 @@ struct GetCommand: ParsableCommand {
         do {
             // -d is the session's folder, the file's dir= this run's (never saved); a download
             // of no folder of its own goes by its category's, when it has one. Without --all
-            // nothing starts until the run has committed its tasks and libcurl is open
-            // (`GetRun.run`); --all resumes the session's downloads at once, so it asks first.
+            // nothing starts until the run has committed its tasks (`GetRun.run`); --all
+            // resumes the session's downloads at once.
             session = try Session(options: global, folder: folder.dir, config: config, downloading: true, transfer: transfer.engineSettings,
-                                  resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : [],
-                                  checkingLibcurl: all)
+                                  resumeInterrupted: launch.resumeInterrupted, runOnly: all ? nil : [])
         } catch CLIError.sessionInUse {
             // Another tdl runs this session: it downloads for us, we wait and report.
             handOver(requests(entries, userData: false), notApplying: givenHere)

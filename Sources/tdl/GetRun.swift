@@ -54,10 +54,8 @@ final class GetRun {
         var seen = Set<String>()
         requested = asked.filter { seen.insert($0).inserted }
         // Nothing has started yet (the session was opened to run none of its tasks): the new
-        // rows are committed while libcurl loads (the first commit of rows costs the most);
-        // here the run waits for it, then lets its own downloads start.
+        // rows are committed before their downloads start.
         loop.saver?.durablePoint()
-        if let why = Libcurl.loadFailure { fail(with: CLIError.noLibcurl(why)) }
         if !all { manager.runOnly(requested) }  // as the session spells them
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }

@@ -31,13 +31,12 @@ final class Session {
     /// `runOnly` names the only downloads that may start (see `DownloadManager.runOnly`),
     /// also among those a launch would resume. `onlyTasks` loads those tasks alone (see
     /// `TaskRowStore`), where the session allows it, for a command that changes nothing else.
-    /// `checkingLibcurl: false` leaves the check that libcurl opened to the caller, before
-    /// its first transfer. `config` (the user's config file, read once by the command) gives
+    /// `config` (the user's config file, read once by the command) gives
     /// a downloading run its queues, rate schedule and categories.
     init(options: GlobalOptions, folder: String? = nil, config: ConfigFile? = nil, downloading: Bool, locking: Bool = false, restoring: Bool = true,
          transfer: EngineSettings = .fromEnvironment(), resumeInterrupted: Bool? = nil, runOnly: [String]? = nil,
          onlyTasks: [String]? = nil, keepingSortNames: Bool = true, arrangedFor: ((Arrangement) -> Arrangement)? = nil,
-         startingDownloads: Bool = true, checkingLibcurl: Bool = true) throws {
+         startingDownloads: Bool = true) throws {
         home = Paths.home(options.home)
         name = options.session
         let readOnly = !downloading && !locking
@@ -63,10 +62,6 @@ final class Session {
             throw CLIError.store(error.description)
         }
         database = store
-        // Here the command waits for libcurl, which has been loading since `main` began, unless
-        // it checks later itself (`get`: its rows commit meanwhile, the engine opens libcurl
-        // at the first transfer).
-        if downloading, checkingLibcurl, let why = Libcurl.loadFailure { throw CLIError.noLibcurl(why) }
         let engine: TransferEngine? = downloading ? CurlEngine(settings: transfer) : nil
         let rows = store.flatMap { store in onlyTasks.flatMap { TaskRowStore(store, urls: $0) } }
         loadedRowsOnly = rows != nil

@@ -40,7 +40,7 @@ struct TDLCommand: ParsableCommand {
 
             \(ExitStatus.help)
             """,
-        version: EngineSettings.version,
+        version: EngineSettings.version + "\n" + LinkedLibraries.description,
         subcommands: [UICommand.self, GetCommand.self, ServeCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
                       StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, QueueCommand.self, ConfigCommand.self, DebugCommand.self,
                       ManPageCommand.self],

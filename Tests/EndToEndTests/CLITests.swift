@@ -73,10 +73,16 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: downloads.file("a.bin")), "a file that fails its check is not left as if done")
     }
 
-    func testVersionIsPrinted() throws {
+    /// tdl's version, then the libcurl and OpenSSL built into it: those of the libcurl4-openssl-dev
+    /// it was built with (curl-config names its libcurl).
+    func testVersionIsPrintedWithTheLibrariesBuiltIn() throws {
         let result = try Processes.tdl(["--version"], home: TemporaryDirectory().path)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, result.stdout)
+        XCTAssertTrue(result.stdout.range(of: #"^\d+\.\d+\.\d+\nlibcurl \d+\.\d+\.\d+ with OpenSSL/\d\S*\n$"#,
+                                          options: .regularExpression) != nil, result.stdout)
+        let curlConfig = try Processes.run("/usr/bin/curl-config", ["--version"])
+        XCTAssertTrue(result.stdout.contains(curlConfig.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + " with "),
+                      "\(result.stdout) against \(curlConfig.stdout)")
     }
 
     func testInvalidURLGetsOneLineNamingIt() throws {

@@ -4,16 +4,8 @@
 // mallopt: the engine keeps its large per-connection buffers on the heap (see CurlEngine).
 #include <malloc.h>
 
-// tdl does not link libcurl: libcurl.c defines each curl_* function it calls as one that
-// waits for the library, opened with dlopen, and calls it there. The commands that transfer
-// start the load on a thread of its own before main; for the others, the first call loads it.
-// The library is $TDL_LIBCURL when set, else libcurl.so.4.
-
-/// The exit status when libcurl cannot be opened (EX_UNAVAILABLE).
-#define TDL_NO_LIBCURL 69
-/// Waits for libcurl: NULL once it is open, else why it cannot be (a curl_* call then prints
-/// that and exits with TDL_NO_LIBCURL).
-const char *tdl_curl_load_failure(void);
+// libcurl and the libraries it needs are linked in statically (Package.swift), without its
+// LDAP, RTMP and GSS-API back ends (absent-backends.c).
 
 // glibc declares these only under _GNU_SOURCE, which would change fd_set for this module alone
 // and clash with Dispatch's view of it; declare just the three the part files need.
@@ -42,6 +34,8 @@ static inline CURLMcode tdl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
 // CURL_WRITEFUNC_PAUSE and friends are macros.
 static inline size_t tdl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 static inline long tdl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
+// A SOCKS5 proxy gets a user name and password, never GSS-API (not linked in: absent-backends.c).
+static inline long tdl_socks5_auth_without_gssapi(void) { return (long)CURLAUTH_BASIC; }
 
 // Start writeback of a file's dirty pages without waiting for it.
 static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */); }
