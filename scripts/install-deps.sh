@@ -56,7 +56,7 @@ fi
 packages=(libncursesw5-dev libcurl4-openssl-dev libsqlite3-dev pkg-config libssl-dev libnghttp2-dev libssh2-1-dev
   libpsl-dev libidn2-dev libunistring-dev libzstd-dev libbrotli-dev zlib1g-dev)
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
-  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium aria2)
+  packages+=(nginx-light tmux curl python3 sqlite3 openssl python3-pyftpdlib strace time chromium aria2 binutils)
 fi
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wget valgrind)

@@ -9,7 +9,7 @@ import XCTest
 final class EngineReportTests: XCTestCase {
     /// Whether libcurl is on the calling thread's stack.
     static func insideLibcurl() -> Bool {
-        Thread.callStackSymbols.contains { $0.contains("libcurl") }
+        Thread.callStackReturnAddresses.contains { LibcurlCode.shared.contains(UInt(truncating: $0)) }
     }
 
     /// The check itself sees libcurl where it is: a stream's first progress is told from
@@ -47,5 +47,51 @@ final class EngineReportTests: XCTestCase {
         XCTAssertTrue(heard.contains("resolved"), "\(heard)")
         XCTAssertEqual(heardInsideLibcurl, [])
         XCTAssertEqual(try Processes.sha256(ofFile: harness.downloads.file("a.bin")), try Processes.sha256(ofFile: source.file("a.bin")))
+    }
+}
+
+/// Where libcurl's functions are in this test binary, which links them in from libcurl.a (their
+/// names are hidden from `dladdr`, so a stack's symbols do not show them): the binary's
+/// functions by address, from its symbol table, and the names libcurl.a defines, both read
+/// with nm; the binary's load address from /proc/self/maps.
+final class LibcurlCode: Sendable {
+    static let shared = LibcurlCode()
+    private let starts: [UInt], ends: [UInt]
+
+    private init() {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        let firstMapping = maps.split(separator: "\n").first { $0.hasSuffix(" " + executable) }
+        let base = firstMapping.flatMap { UInt($0.prefix { $0 != "-" }, radix: 16) } ?? 0
+        let curlNames = Set(Self.nm(["--defined-only", "/usr/lib/x86_64-linux-gnu/libcurl.a"]).compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 3 && "tT".contains(fields[1]) ? fields[2] : nil
+        })
+        var functions: [(UInt, UInt)] = []
+        for line in Self.nm(["-S", "--defined-only", executable]) {
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, "tT".contains(fields[2]), curlNames.contains(fields[3]),
+                  let start = UInt(fields[0], radix: 16), let size = UInt(fields[1], radix: 16) else { continue }
+            functions.append((base + start, base + start + size))
+        }
+        functions.sort { $0.0 < $1.0 }
+        starts = functions.map(\.0)
+        ends = functions.map(\.1)
+        precondition(!starts.isEmpty, "no libcurl function found in \(executable)")
+    }
+
+    func contains(_ address: UInt) -> Bool {
+        // The last function starting at or before the address.
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 && address < ends[low - 1]
+    }
+
+    private static func nm(_ arguments: [String]) -> [Substring] {
+        let result = try? Processes.run("/usr/bin/nm", arguments)
+        return (result?.stdout ?? "").split(separator: "\n")
     }
 }
