@@ -35,8 +35,8 @@ let package = Package(
     ],
     targets: [
         // libcurl (libcurl4-openssl-dev) and what it needs, linked in from their static archives:
-        // a shared libcurl and its 30-odd libraries took 4-7 ms of every start to load and
-        // relocate; linked in, tdl starts in half the time (docs/measurements.md). Its whole
+        // opening the shared libcurl and its 30-odd libraries took 4-7 ms of each transferring
+        // command's start (a one-file `get` 15.3 -> 10.5 ms linked in; docs/measurements.md). Its whole
         // archive, so that no curl_* symbol binds to the shared libcurl that FoundationNetworking's
         // link entries name; every archive's symbols hidden, so that a shared libcurl loaded
         // beside (FoundationNetworking's, in a debug build) keeps its own.
