@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import TDLCore
 import TDLTestSupport
@@ -53,30 +54,30 @@ final class EngineReportTests: XCTestCase {
 /// Where libcurl's functions are in this test binary, which links them in from libcurl.a (their
 /// names are hidden from `dladdr`, so a stack's symbols do not show them): the binary's
 /// functions by address, from its symbol table, and the names libcurl.a defines, both read
-/// with nm; the binary's load address from /proc/self/maps.
+/// with nm; the binary's load address from where `curl_easy_init` is.
 final class LibcurlCode: Sendable {
     static let shared = LibcurlCode()
     private let starts: [UInt], ends: [UInt]
 
     private init() {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        let firstMapping = maps.split(separator: "\n").first { $0.hasSuffix(" " + executable) }
-        let base = firstMapping.flatMap { UInt($0.prefix { $0 != "-" }, radix: 16) } ?? 0
         let curlNames = Set(Self.nm(["--defined-only", "/usr/lib/x86_64-linux-gnu/libcurl.a"]).compactMap { line in
             let fields = line.split(separator: " ")
             return fields.count == 3 && "tT".contains(fields[1]) ? fields[2] : nil
         })
-        var functions: [(UInt, UInt)] = []
+        var functions: [(start: UInt, end: UInt, name: Substring)] = []
         for line in Self.nm(["-S", "--defined-only", executable]) {
             let fields = line.split(separator: " ")
             guard fields.count == 4, "tT".contains(fields[2]), curlNames.contains(fields[3]),
                   let start = UInt(fields[0], radix: 16), let size = UInt(fields[1], radix: 16) else { continue }
-            functions.append((base + start, base + start + size))
+            functions.append((start, start + size, fields[3]))
         }
-        functions.sort { $0.0 < $1.0 }
-        starts = functions.map(\.0)
-        ends = functions.map(\.1)
+        let easyInit: @convention(c) () -> UnsafeMutableRawPointer? = curl_easy_init
+        let linkedAt = functions.first { $0.name == "curl_easy_init" }?.start ?? 0
+        let base = UInt(bitPattern: unsafeBitCast(easyInit, to: Int.self)) &- linkedAt
+        functions.sort { $0.start < $1.start }
+        starts = functions.map { base &+ $0.start }
+        ends = functions.map { base &+ $0.end }
         precondition(!starts.isEmpty, "no libcurl function found in \(executable)")
     }
 
