@@ -53,14 +53,13 @@ final class GetRun {
         if all { asked += manager.unfinishedList }
         var seen = Set<String>()
         requested = asked.filter { seen.insert($0).inserted }
-        // Nothing has started yet (the session was opened to run none of its tasks): the new
-        // rows are committed before their downloads start.
-        loop.saver?.durablePoint()
+        // Without --all nothing has started yet: the session was opened to run none of its tasks.
         if !all { manager.runOnly(requested) }  // as the session spells them
         // Tasks from an earlier run continue; a failed one is tried again.
         let toResume = requested.filter { manager.state(of: $0) != .finished && manager.state(of: $0) != .downloading }
         manager.resumeTasks(toResume, queueIfFull: true)
-        // Committed before the first turn: a session that cannot be written starts nothing.
+        // The new rows and their start, committed in one transaction before the first turn: a
+        // session that cannot be written starts nothing.
         loop.saver?.durablePoint()
 
         let progress = ProgressPrinter(manager: manager, urls: requested, quiet: quiet)
