@@ -123,8 +123,7 @@ final class Connection {
         let lowSpeed = LowSpeedRule(lowestSpeed: settings.lowestSpeed, stallSeconds: settings.stallSeconds)
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
         tdl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
-        tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
-        tdl_setopt_long(handle, CURLOPT_SOCKS5_AUTH, tdl_socks5_auth_without_gssapi())
+        tdl_set_auth_methods(handle)
         if download.engine.netrc.fileExists(now: download.engine.now) {
             tdl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
         }

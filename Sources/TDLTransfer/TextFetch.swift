@@ -23,8 +23,7 @@ public enum TextFetch {
         tdl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
         tdl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         tdl_setopt_long(handle, CURLOPT_TIMEOUT, 60)
-        tdl_setopt_long(handle, CURLOPT_HTTPAUTH, tdl_auth_basic_digest())
-        tdl_setopt_long(handle, CURLOPT_SOCKS5_AUTH, tdl_socks5_auth_without_gssapi())
+        tdl_set_auth_methods(handle)
         tdl_setopt_string(handle, CURLOPT_USERAGENT, userAgent ?? "tdl/\(EngineSettings.version)")
         if let cookieFile { tdl_setopt_string(handle, CURLOPT_COOKIEFILE, cookieFile) }
         if settings.insecure {

@@ -33,9 +33,12 @@ static inline CURLMcode tdl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
 
 // CURL_WRITEFUNC_PAUSE and friends are macros.
 static inline size_t tdl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
-static inline long tdl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
-// A SOCKS5 proxy gets a user name and password, never GSS-API (not linked in: absent-backends.c).
-static inline long tdl_socks5_auth_without_gssapi(void) { return (long)CURLAUTH_BASIC; }
+// How every handle may authenticate: to servers with Basic or Digest, to a SOCKS5 proxy with a
+// user name and password, never GSS-API (not linked in: absent-backends.c).
+static inline void tdl_set_auth_methods(CURL *h) {
+    curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST));
+    curl_easy_setopt(h, CURLOPT_SOCKS5_AUTH, (long)CURLAUTH_BASIC);
+}
 
 // Start writeback of a file's dirty pages without waiting for it.
 static inline int tdl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */); }
