@@ -40,7 +40,8 @@ struct TDLCommand: ParsableCommand {
 
             \(ExitStatus.help)
             """,
-        version: EngineSettings.version + "\n" + LinkedLibraries.description,
+        version: CommandLine.arguments.contains("--version")
+            ? EngineSettings.version + "\n" + LinkedLibraries.description : EngineSettings.version,
         subcommands: [UICommand.self, GetCommand.self, ServeCommand.self, AddCommand.self, ListCommand.self, PauseCommand.self, ResumeCommand.self,
                       StopCommand.self, RestartCommand.self, RemoveCommand.self, SessionCommand.self, QueueCommand.self, ConfigCommand.self, DebugCommand.self,
                       ManPageCommand.self],
