@@ -1,7 +1,9 @@
 import Foundation
 
-/// The whole list of a predefined sort at once: keys made and sorted on two threads, then merged.
+/// The whole list of a predefined sort at once. The add time, size and queue sorts order
+/// numbers with a radix sort; the name and type sorts compare folded names on two threads.
 extension ListSorter {
+    /// A task's key in the name and type sorts.
     private struct Entry {
         var rank: Int32
         var nameStart: Int32
@@ -29,8 +31,9 @@ extension ListSorter {
         init(count: Int) { parts = Locked([KeysPart?](repeating: nil, count: count)) }
     }
 
-    /// Lists of at least this many tasks make their keys and sort on two threads: the keys of a
-    /// million tasks (folding names) and their sort each take most of a second on one core.
+    /// Lists of at least this many tasks make their keys (and sort names) on two threads: the
+    /// keys of a million tasks (folding names) and their sort each take most of a second on
+    /// one core.
     static let parallelThreshold = 20_000
 
     /// The whole list for the tasks not in the trash: sections in order, each sorted. An empty
@@ -49,70 +52,68 @@ extension ListSorter {
         }
         guard !places.isEmpty else { return ([[]], [""]) }
         let positions = places
-        let partCount = positions.count >= Self.parallelThreshold ? 2 : 1
-        let bounds = (0 ... partCount).map { positions.count * $0 / partCount }
-        var parts: [KeysPart] = []
+        var made: [(index: Int, name: SortName)] = []
         var sections: [[String]] = []
         var titles: [String] = []
         do {
             // Read by both threads: `tasks` is not changed until this copy is gone.
             let table = tasks
-            let handover = Handover(count: partCount)
-            DispatchQueue.concurrentPerform(iterations: partCount) { p in
-                var part = makeKeys(positions, bounds[p] ..< bounds[p + 1], table, keepingSortNames: keepingSortNames)
-                withOrder(names: part.names, places: positions, table: table) { precedes in part.entries.sort(by: precedes) }
-                handover.parts.withLock { $0[p] = part }
-            }
-            // Each part's arrays are taken, not copied (a million entries are 32 MB).
-            parts = handover.parts.withLock { parts in
-                defer { parts = [] }
-                return parts.compactMap { $0 }
-            }
-            // One name buffer: the second part's entries point past the first part's bytes.
-            var names = parts[0].names
-            parts[0].names = []
-            for p in parts.indices.dropFirst() {
-                let offset = Int32(names.count)
-                names.append(contentsOf: parts[p].names)
-                parts[p].names = []
-                parts[p].entries.withUnsafeMutableBufferPointer { part in
-                    for k in part.indices { part[k].nameStart += offset }
-                }
-            }
-            let entries = parts.count == 1 ? parts[0].entries
-                : merged(parts[0].entries, parts[1].entries, names: names, places: positions, table: table)
-            for p in parts.indices { parts[p].entries = [] }
+            let order = comparesNames ? nameOrder(positions, table, keepingSortNames: keepingSortNames, made: &made)
+                : numberOrder(positions, table)
             // Each section's URLs, made on two threads at the section's size. The table's key is
             // the task's URL: read through the keys, a task is not copied (its box retained too).
             var start = 0
-            while start < entries.count {
-                let rank = entries[start].rank
+            while start < order.count {
+                let major = order[start].major
                 var end = start + 1
-                while end < entries.count && entries[end].rank == rank { end += 1 }
+                while end < order.count && order[end].major == major { end += 1 }
                 let first = start
-                sections.append(ParallelFill.array(count: end - start) { k in table.keys[positions[Int(entries[first + k].index)]] })
-                titles.append(title(ofRank: Int(rank)))
+                sections.append(ParallelFill.array(count: end - start) { k in table.keys[positions[Int(order[first + k].slot)]] })
+                titles.append(title(ofRank: Self.rank(ofMajor: major)))
                 start = end
             }
         }
-        for part in parts {
-            for (index, name) in part.made { tasks.values[positions[index]].keepSortName(name) }
-        }
+        for (index, name) in made { tasks.values[positions[index]].keepSortName(name) }
         return (sections, titles)
     }
 
-    /// The keys of the tasks at `places[range]`. Fields are read in place through the table's
-    /// index: binding each task to a variable would copy it (retains).
-    private func makeKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, keepingSortNames: Bool) -> KeysPart {
-        var entries: [Entry] = []
-        var names: [UInt8] = []
-        var made: [(index: Int, name: SortName)] = []
-        entries.reserveCapacity(range.count)
-        if comparesNames { names.reserveCapacity(range.count * 24) }
+    /// A section rank as a radix key: ranks go from −1 (unknown sizes, descending) up.
+    private static func major(ofRank rank: Int32) -> UInt32 { UInt32(bitPattern: rank &+ 1) }
+    private static func rank(ofMajor major: UInt32) -> Int { Int(Int32(bitPattern: major) &- 1) }
+
+    /// The order of the add time, size and queue sorts: each task's section rank and number,
+    /// read on two threads, ordered by a radix sort (a comparison sort took a fifth of a
+    /// million tasks' first frame); the few tasks equal in both go by URL, as they have no
+    /// name key. Each item's slot is the task's index in `positions`. The order is total, so
+    /// the descending one is the ascending one reversed.
+    private func numberOrder(_ positions: [Table.Index], _ table: Table) -> [RadixItem] {
+        let count = positions.count
+        let partCount = count >= Self.parallelThreshold ? 2 : 1
+        var items = [RadixItem](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let out = ParallelFill(buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: partCount) { p in
+                numberKeys(positions, count * p / partCount ..< count * (p + 1) / partCount, table, into: out)
+            }
+            initialized = count
+        }
+        RadixOrder.sort(&items)
+        let urls = table.keys
+        var start = 0
+        while start < count {
+            var end = start + 1
+            while end < count && items[end].major == items[start].major && items[end].minor == items[start].minor { end += 1 }
+            if end - start > 1 { items[start ..< end].sort { urls[positions[Int($0.slot)]] < urls[positions[Int($1.slot)]] } }
+            start = end
+        }
+        if order == .descending { items.reverse() }
+        return items
+    }
+
+    /// The number keys of the tasks at `places[range]`, read in place as `makeKeys` reads.
+    private func numberKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, into out: ParallelFill<RadixItem>) {
         let values = table.values
         for index in range {
             let place = places[index]
-            let start = names.count
             let (rank, number): (Int, Double)
             switch key {
             case .addTime:
@@ -120,16 +121,70 @@ extension ListSorter {
                 (rank, number) = (isSectioned ? addTimeRank(time) : 0, time)
             case .fileSize:
                 (rank, number) = sizeKey(values[place].size)
-            case .queue:
+            case .queue, .fileName, .fileType:
                 (rank, number) = (queueRank(values[place].options.queue), values[place].addTime.timeIntervalSinceReferenceDate)
-            case .fileName, .fileType:
-                if let kept = values[place].keptSortName {
-                    (rank, number) = fill(kept, name: &names)
-                } else {
-                    let name = values[place].sortName
-                    (rank, number) = fill(name, name: &names)
-                    if keepingSortNames { made.append((index, name)) }
-                }
+            }
+            out.initialize(index, to: RadixItem(minor: RadixOrder.orderedBits(number), major: Self.major(ofRank: Int32(rank)), slot: UInt32(index)))
+        }
+    }
+
+    /// The order of the name and type sorts: keys made and sorted in two parts on two threads,
+    /// then merged. Sort names a task did not have kept are added to `made`.
+    private func nameOrder(_ positions: [Table.Index], _ table: Table, keepingSortNames: Bool,
+                           made: inout [(index: Int, name: SortName)]) -> [RadixItem] {
+        let partCount = positions.count >= Self.parallelThreshold ? 2 : 1
+        let bounds = (0 ... partCount).map { positions.count * $0 / partCount }
+        let handover = Handover(count: partCount)
+        DispatchQueue.concurrentPerform(iterations: partCount) { p in
+            var part = makeKeys(positions, bounds[p] ..< bounds[p + 1], table, keepingSortNames: keepingSortNames)
+            withOrder(names: part.names, places: positions, table: table) { precedes in part.entries.sort(by: precedes) }
+            handover.parts.withLock { $0[p] = part }
+        }
+        // Each part's arrays are taken, not copied (a million entries are 40 MB).
+        var parts = handover.parts.withLock { parts in
+            defer { parts = [] }
+            return parts.compactMap { $0 }
+        }
+        for part in parts { made += part.made }
+        // One name buffer: the second part's entries point past the first part's bytes.
+        var names = parts[0].names
+        parts[0].names = []
+        for p in parts.indices.dropFirst() {
+            let offset = Int32(names.count)
+            names.append(contentsOf: parts[p].names)
+            parts[p].names = []
+            parts[p].entries.withUnsafeMutableBufferPointer { part in
+                for k in part.indices { part[k].nameStart += offset }
+            }
+        }
+        if parts.count == 1 { return parts[0].entries.map(Self.item) }
+        return merged(parts[0].entries, parts[1].entries, names: names, places: positions, table: table)
+    }
+
+    /// Where an entry goes in the list: its section and task (see `numberOrder`).
+    private static func item(_ entry: Entry) -> RadixItem {
+        RadixItem(minor: 0, major: major(ofRank: entry.rank), slot: UInt32(entry.index))
+    }
+
+    /// The name keys of the tasks at `places[range]`. Fields are read in place through the table's
+    /// index: binding each task to a variable would copy it (retains).
+    private func makeKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, keepingSortNames: Bool) -> KeysPart {
+        var entries: [Entry] = []
+        var names: [UInt8] = []
+        var made: [(index: Int, name: SortName)] = []
+        entries.reserveCapacity(range.count)
+        names.reserveCapacity(range.count * 24)
+        let values = table.values
+        for index in range {
+            let place = places[index]
+            let start = names.count
+            let (rank, number): (Int, Double)
+            if let kept = values[place].keptSortName {
+                (rank, number) = fill(kept, name: &names)
+            } else {
+                let name = values[place].sortName
+                (rank, number) = fill(name, name: &names)
+                if keepingSortNames { made.append((index, name)) }
             }
             var prefix: UInt64 = 0
             for offset in 0 ..< 8 {
@@ -176,12 +231,12 @@ extension ListSorter {
         }
     }
 
-    /// The two sorted parts in one order, made on two threads: one takes the first half of the
+    /// The two sorted parts in one order, as items, made on two threads: one takes the first half of the
     /// order from the parts' fronts, the other the second half from their backs. The order is
     /// total (the URL settles a tie), so the halves meet where one merge would have been.
-    private func merged(_ first: [Entry], _ second: [Entry], names: [UInt8], places: [Table.Index], table: Table) -> [Entry] {
+    private func merged(_ first: [Entry], _ second: [Entry], names: [UInt8], places: [Table.Index], table: Table) -> [RadixItem] {
         let count = first.count + second.count, half = count / 2
-        return [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return [RadixItem](unsafeUninitializedCapacity: count) { buffer, initialized in
             let out = ParallelFill(buffer.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: 2) { fromBack in
                 withOrder(names: names, places: places, table: table) { precedes in
@@ -189,10 +244,10 @@ extension ListSorter {
                         var i = 0, j = 0
                         for k in 0 ..< half {
                             if j < second.count && (i == first.count || precedes(second[j], first[i])) {
-                                out.initialize(k, to: second[j])
+                                out.initialize(k, to: Self.item(second[j]))
                                 j += 1
                             } else {
-                                out.initialize(k, to: first[i])
+                                out.initialize(k, to: Self.item(first[i]))
                                 i += 1
                             }
                         }
@@ -200,10 +255,10 @@ extension ListSorter {
                         var i = first.count - 1, j = second.count - 1
                         for k in stride(from: count - 1, through: half, by: -1) {
                             if i >= 0 && (j < 0 || precedes(second[j], first[i])) {
-                                out.initialize(k, to: first[i])
+                                out.initialize(k, to: Self.item(first[i]))
                                 i -= 1
                             } else {
-                                out.initialize(k, to: second[j])
+                                out.initialize(k, to: Self.item(second[j]))
                                 j -= 1
                             }
                         }

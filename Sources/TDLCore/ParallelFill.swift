@@ -1,14 +1,14 @@
 import Dispatch
 
-/// Memory that two threads initialize at once, each its own half of the indices. What a
+/// Memory that two threads initialize at once, each its own pieces of the indices. What a
 /// million-row array holds is mostly references to strings scattered in memory: each element
 /// waits for a cache miss to retain its string, and a second core halves the wait.
 public struct ParallelFill<Element>: @unchecked Sendable {
-    // Guarded by the split: each thread writes only the indices of its half, and the owner
-    // reads nothing until `fill` returns (concurrentPerform waits for both halves).
+    // Guarded by the split: each thread writes only the indices of its pieces, and the owner
+    // reads nothing until `fill` returns (concurrentPerform waits for every piece).
     private let base: UnsafeMutablePointer<Element>
 
-    /// Spans of at least this many elements are split over two threads.
+    /// Spans of at least this many elements are split over the threads.
     public static var parallelThreshold: Int { 20_000 }
 
     /// Elements read ahead of being made (see `FilterScan.blockSize`).
@@ -19,12 +19,17 @@ public struct ParallelFill<Element>: @unchecked Sendable {
     /// Initializes the element at `index`, which no other thread writes.
     public func initialize(_ index: Int, to value: Element) { (base + index).initialize(to: value) }
 
+    /// Pieces a long span is cut into: each thread takes the next piece when done with one, so
+    /// a thread that shares its core with another process does less of the span, rather than
+    /// the other waiting for its half.
+    public static var pieceCount: Int { 16 }
+
     /// Initializes `count` elements from `offset` on with `element(k)` for k in 0..<count.
     /// `warm(k)` may read what `element(k)` will (plain loads, no retains), a block ahead, so
     /// that the misses of a block overlap.
     public func fill(from offset: Int, count: Int, warm: @Sendable (Int) -> UInt8 = { _ in 0 },
                      _ element: @Sendable (Int) -> Element) {
-        let parts = count >= Self.parallelThreshold ? 2 : 1
+        let parts = count >= Self.parallelThreshold ? Self.pieceCount : 1
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let start = count * part / parts, end = count * (part + 1) / parts
             var block = start

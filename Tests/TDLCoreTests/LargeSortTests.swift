@@ -2,11 +2,12 @@ import Foundation
 import XCTest
 @testable import TDLCore
 
-/// Lists long enough to be sorted on two threads (`ListSorter.parallelThreshold`).
+/// Lists long enough to make their sort keys on two threads (`ListSorter.parallelThreshold`).
 final class LargeSortTests: XCTestCase {
-    /// Every sort and order of a list sorted in two parts and merged is the order of comparing
-    /// task by task (the comparison single inserts use), ties of size and time included.
-    func testTwoThreadSortIsTheOrderOfComparingTaskByTask() {
+    /// Every sort and order of a long list (numbers radix-sorted, names merged from two parts) is the order
+    /// of comparing task by task (the comparison single inserts use), ties of size, time and
+    /// name beginnings included.
+    func testLongListSortIsTheOrderOfComparingTaskByTask() {
         let f = Fixture(limit: 1)
         let count = ListSorter.parallelThreshold + 5_000
         f.manager.reproduceData(count: count, seed: 11)
@@ -15,6 +16,13 @@ final class LargeSortTests: XCTestCase {
         for url in urls.prefix(3_000) { f.manager.tasks[url]!.size = 1_000 }
         for url in urls.dropFirst(2_000).prefix(2_000) { f.manager.tasks[url]!.addTime = Date(timeIntervalSinceReferenceDate: 0) }
         for (k, url) in urls.suffix(1_000).enumerated() { f.manager.tasks[url]!.customDisplayName = "same name \(k % 3)" }
+        // Times before 2001 (negative against the reference date), empty files, and names that
+        // agree on their first 8, 16 and 24 bytes: the radix key's sign, and the bytes after it.
+        for (k, url) in urls.dropFirst(5_000).prefix(2_000).enumerated() {
+            f.manager.tasks[url]!.addTime = Date(timeIntervalSince1970: Double(k % 500) * 86_400)
+            f.manager.tasks[url]!.size = k % 4 == 0 ? 0 : nil
+            f.manager.tasks[url]!.customDisplayName = "A Long Shared Beginning, Then \(k % 7) Of \(k % 13)" + String(repeating: "x", count: k % 9)
+        }
         for key in SortKey.allCases {
             for order in [SortOrder.ascending, .descending] {
                 for sectioned in [false, true] where key != .fileType || sectioned {

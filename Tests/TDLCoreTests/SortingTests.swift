@@ -155,11 +155,11 @@ final class SortingTests: XCTestCase {
         }
     }
 
-    /// A list long enough to be sorted on two threads (its halves merged from both ends at
-    /// once, its sections filled by two threads) is in the order of one comparison sort of every
-    /// task, with the sections that order's ranks give, in every sort and order.
+    /// A list long enough to make its keys and fill its sections on two threads is in the
+    /// order of one comparison sort of every task, with the sections that order's ranks give,
+    /// in every sort and order.
     func testLongListSortedInPartsIsOneSortsOrder() {
-        let count = ListSorter.parallelThreshold + 5_001  // odd: the merge's halves differ in size
+        let count = ListSorter.parallelThreshold + 5_001  // odd: the two threads' parts differ in size
         for type in [SortKey.addTime, .fileSize, .fileName, .fileType] {
             for order in [SortOrder.ascending, .descending] {
                 let f = Fixture(limit: 1)
