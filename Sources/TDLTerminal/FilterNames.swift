@@ -31,7 +31,7 @@ struct FilterNames {
     /// Reads the names of the rows after those known until `deadline` (uptime nanoseconds);
     /// returns whether some are left. The two threads read `list`, an immutable copy the loop
     /// made; the loop waits for them.
-    mutating func read(_ entries: [ListEntry], from list: ListSnapshot, until deadline: UInt64) -> Bool {
+    mutating func read(_ entries: ListEntries, from list: ListSnapshot, until deadline: UInt64) -> Bool {
         while known < entries.count {
             let chunk = known ..< min(entries.count, known + Self.chunkRows)
             // Each half of the chunk into a buffer of its own.

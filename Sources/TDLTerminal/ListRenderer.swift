@@ -49,14 +49,17 @@ struct ListRenderer {
     }
 
     /// The rows of the list view, sections with their counts, filtered by name or URL (its host, its path).
-    /// One pass into one array: each row's URL is retained once (a filtered copy of each
-    /// section, then its entries, cost most of a second over a million rows); unfiltered, on
-    /// two threads.
-    func entries(filter: String) -> [ListEntry] {
+    /// Filtered, one pass into one array: each row's URL is retained once (a filtered copy of
+    /// each section, then its entries, cost most of a second over a million rows); unfiltered,
+    /// the sections themselves (see `ListEntries`).
+    func entries(filter: String) -> ListEntries {
         let filter = TextFilter(filter)
         let showHeaders = manager.sectionCount > 1 || manager.titleForHeaderInSection(0) != nil
         let sections = manager.downloadList
-        if filter.isEmpty { return everyEntry(sections, showHeaders: showHeaders) }
+        if filter.isEmpty {
+            let titles = sections.indices.map { manager.titleForHeaderInSection($0) ?? "Downloads" }
+            return ListEntries(sections: sections, titles: titles, showsHeaders: showHeaders)
+        }
         let list = manager.listSnapshot
         var result: [ListEntry] = []
         result.reserveCapacity(sections.reduce(showHeaders ? sections.count : 0) { $0 + $1.count })
@@ -67,32 +70,13 @@ struct ListRenderer {
             for (row, url) in section.enumerated() where kept[row] { result.append(.task(url)) }
             if showHeaders { result[header] = .section(index: s, title: title, count: result.count - header - 1) }
         }
-        return result
-    }
-
-    /// Every row of `sections`, made on two threads: a million rows each retain a URL.
-    private func everyEntry(_ sections: [[String]], showHeaders: Bool) -> [ListEntry] {
-        let count = sections.reduce(showHeaders ? sections.count : 0) { $0 + $1.count }
-        return [ListEntry](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard count > 0 else { return }
-            let out = ParallelFill(buffer.baseAddress!)
-            var at = 0
-            for (s, section) in sections.enumerated() {
-                if showHeaders {
-                    out.initialize(at, to: .section(index: s, title: manager.titleForHeaderInSection(s) ?? "Downloads", count: section.count))
-                    at += 1
-                }
-                out.fill(from: at, count: section.count) { .task(section[$0]) }
-                at += section.count
-            }
-            initialized = count
-        }
+        return ListEntries(result)
     }
 
     /// The rows of `entries` (a filter's rows) that a longer filter text keeps, with their
     /// sections' counts made again, and the names of those rows out of `names` (the names
     /// read so far of `entries`).
-    func narrow(_ entries: [ListEntry], names: FilterNames, to text: String) -> (entries: [ListEntry], names: FilterNames) {
+    func narrow(_ entries: ListEntries, names: FilterNames, to text: String) -> (entries: ListEntries, names: FilterNames) {
         let filter = TextFilter(text)
         let list = manager.listSnapshot
         let kept = FilterScan.kept(count: entries.count, warm: { row in entries[row].url.map(FilterScan.warm) ?? 0 }) { row in
@@ -124,7 +108,7 @@ struct ListRenderer {
             }
         }
         closeSection()
-        return (result, names.kept(kept))
+        return (ListEntries(result), names.kept(kept))
     }
 
     /// Whether the filter keeps a task: its URL (its host, its path) or its name has the text.

@@ -3,17 +3,17 @@ import TDLCore
 /// The rows of the list or trash view as last read from the manager, the selected one, the
 /// marked ones and the first one on screen.
 struct ListRows {
-    private(set) var entries: [ListEntry] = []
+    private(set) var entries = ListEntries()
     private(set) var selected = 0
     var marked: Set<String> = []
     /// The first row on screen; the drawing keeps the selection in view.
     var top = 0
 
     /// Rows read again: the selection stays on its task while that task is still shown.
-    mutating func replace(with newEntries: [ListEntry]) {
+    mutating func replace(with newEntries: ListEntries) {
         let selectedURL = currentURL
         entries = newEntries
-        if let selectedURL, let index = entries.firstIndex(of: .task(selectedURL)) { selected = index }
+        if let selectedURL, let index = entries.row(of: selectedURL) { selected = index }
         select(selected)
     }
 
@@ -43,7 +43,7 @@ struct ListRows {
 
     /// Selects the row of a task, if it is shown.
     mutating func select(task url: String) {
-        if let index = entries.firstIndex(of: .task(url)) { selected = index }
+        if let index = entries.row(of: url) { selected = index }
     }
 
     mutating func move(by delta: Int) {

@@ -32,7 +32,7 @@ final class ScreenState {
     var filterText = ""
     /// The filter's last rows, the list they came from and the names of those rows read so
     /// far: text typed on only narrows them, rather than looking through a million names again.
-    private var filtered: (text: String, listRevision: Int, entries: [ListEntry], names: FilterNames)?
+    private var filtered: (text: String, listRevision: Int, entries: ListEntries, names: FilterNames)?
     /// The list revision and filter text the rows were read with; nil for rows not of the list.
     private var rowsReadAs: (listRevision: Int, filter: String)?
     /// The scroll position of the help and details views.
@@ -106,10 +106,10 @@ final class ScreenState {
     /// tasks of this view, shown or hidden by the filter; a task gone from the view loses its mark.
     func readRows(from manager: DownloadManager) {
         let renderer = ListRenderer(manager: manager)
-        let entries: [ListEntry]
+        let entries: ListEntries
         var names = FilterNames()
         if view == .trash {
-            entries = manager.toDeleteList.map(ListEntry.task)
+            entries = ListEntries(manager.toDeleteList.map(ListEntry.task))
         } else if let last = filtered, last.listRevision == manager.listRevision,
                   last.text.isEmpty || filterText.lowercased().contains(last.text.lowercased()) {
             let narrowed = renderer.narrow(last.entries, names: last.names, to: filterText)
