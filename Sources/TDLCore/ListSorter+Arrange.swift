@@ -1,39 +1,38 @@
 import Foundation
 
-/// The whole list of a predefined sort at once. The add time, size and queue sorts order
-/// numbers with a radix sort; the name and type sorts compare folded names on two threads.
+/// The whole list of a predefined sort at once: each task's keys read on two threads, then put
+/// in order by a radix sort of its section and its number or the first 8 bytes of its name.
 extension ListSorter {
-    /// A task's key in the name and type sorts.
-    private struct Entry {
-        var rank: Int32
-        var nameStart: Int32
-        var nameCount: Int32
-        /// Into the listed tasks' places in the table.
-        var index: Int32
-        var number: Double
-        /// The first 8 name bytes, big-endian: most name comparisons end here, without memcmp.
-        var prefix: UInt64
+    /// A task's place in the name and type sorts: its section, its name's first 24 bytes
+    /// (big-endian, zero past the name's end: names hold no NUL, so a shorter name goes
+    /// first), and its index in the listed tasks' places. A radix sort orders the section and
+    /// first 8 bytes; what it leaves tied is ordered by the next 16 bytes, held here so that
+    /// the comparisons read no other memory (a million names share a few hundred beginnings).
+    private struct NameItem: RadixKeyed {
+        var major: UInt32
+        var slot: UInt32
+        var minor: UInt64
+        var middle: UInt64
+        var last: UInt64
+    }
+
+    /// Where a task's folded name lies in the names buffer.
+    private struct NameSpan {
+        var start: Int32
+        var count: Int32
     }
 
     private typealias Table = [String: DownloadTask]
 
-    /// One thread's share of the keys, in order: its entries, the name bytes they point into,
-    /// and the sort names it made for tasks that had none kept (with the entry index of each).
+    /// One piece of the keys: its tasks' name bytes, and the sort names it made for tasks that
+    /// had none kept (with the index of each).
     private struct KeysPart: Sendable {
-        var entries: [Entry] = []
         var names: [UInt8] = []
         var made: [(index: Int, name: SortName)] = []
     }
 
-    /// Where each thread leaves its part. Guarded by the mutex: taken once per part, not per task.
-    private final class Handover: Sendable {
-        let parts: Locked<[KeysPart?]>
-        init(count: Int) { parts = Locked([KeysPart?](repeating: nil, count: count)) }
-    }
-
-    /// Lists of at least this many tasks make their keys (and sort names) on two threads: the
-    /// keys of a million tasks (folding names) and their sort each take most of a second on
-    /// one core.
+    /// Lists of at least this many tasks make their keys (and sort names) on two threads:
+    /// reading a million tasks' fields (folding names) takes most of a second on one core.
     static let parallelThreshold = 20_000
 
     /// The whole list for the tasks not in the trash: sections in order, each sorted. An empty
@@ -121,151 +120,149 @@ extension ListSorter {
                 (rank, number) = (isSectioned ? addTimeRank(time) : 0, time)
             case .fileSize:
                 (rank, number) = sizeKey(values[place].size)
-            case .queue, .fileName, .fileType:
+            case .queue:
                 (rank, number) = (queueRank(values[place].options.queue), values[place].addTime.timeIntervalSinceReferenceDate)
+            case .fileName, .fileType:
+                (rank, number) = (0, 0)  // not asked for: the name sorts make name keys (`nameOrder`)
             }
             out.initialize(index, to: RadixItem(minor: RadixOrder.orderedBits(number), major: Self.major(ofRank: Int32(rank)), slot: UInt32(index)))
         }
     }
 
-    /// The order of the name and type sorts: keys made and sorted in two parts on two threads,
-    /// then merged. Sort names a task did not have kept are added to `made`.
+    /// The order of the name and type sorts: keys made in parts on two threads, a radix sort
+    /// of section and first 8 name bytes, then each run those leave tied by the next 16 bytes,
+    /// and the runs still tied by the whole name and the URL. Sort names a task did not have
+    /// kept are added to `made`. The order is total, so the descending one is the ascending
+    /// one reversed.
     private func nameOrder(_ positions: [Table.Index], _ table: Table, keepingSortNames: Bool,
                            made: inout [(index: Int, name: SortName)]) -> [RadixItem] {
-        let partCount = positions.count >= Self.parallelThreshold ? 2 : 1
-        let bounds = (0 ... partCount).map { positions.count * $0 / partCount }
-        let handover = Handover(count: partCount)
-        DispatchQueue.concurrentPerform(iterations: partCount) { p in
-            var part = makeKeys(positions, bounds[p] ..< bounds[p + 1], table, keepingSortNames: keepingSortNames)
-            withOrder(names: part.names, places: positions, table: table) { precedes in part.entries.sort(by: precedes) }
-            handover.parts.withLock { $0[p] = part }
+        // In pieces the two threads take in turn (see `ParallelFill.pieceCount`), each writing
+        // its tasks' items and spans in place, its name bytes into a buffer of its own.
+        let count = positions.count
+        let partCount = count >= Self.parallelThreshold ? ParallelFill<NameItem>.pieceCount : 1
+        let pieces = (0 ... partCount).map { count * $0 / partCount }
+        var parts: [KeysPart] = []
+        var spans: [NameSpan] = []
+        var items = [NameItem](unsafeUninitializedCapacity: count) { itemBuffer, itemsMade in
+            spans = [NameSpan](unsafeUninitializedCapacity: count) { spanBuffer, spansMade in
+                let keys = (items: ParallelFill(itemBuffer.baseAddress!), spans: ParallelFill(spanBuffer.baseAddress!))
+                parts = ParallelParts.map(partCount) { p in
+                    makeKeys(positions, pieces[p] ..< pieces[p + 1], table, keepingSortNames: keepingSortNames, into: keys)
+                }
+                spansMade = count
+            }
+            itemsMade = count
         }
-        // Each part's arrays are taken, not copied (a million entries are 40 MB).
-        var parts = handover.parts.withLock { parts in
-            defer { parts = [] }
-            return parts.compactMap { $0 }
-        }
-        for part in parts { made += part.made }
-        // One name buffer: the second part's entries point past the first part's bytes.
+        // One name buffer: a later part's spans point past the earlier parts' bytes.
         var names = parts[0].names
-        parts[0].names = []
+        made += parts[0].made
+        parts[0] = KeysPart()
         for p in parts.indices.dropFirst() {
             let offset = Int32(names.count)
             names.append(contentsOf: parts[p].names)
-            parts[p].names = []
-            parts[p].entries.withUnsafeMutableBufferPointer { part in
-                for k in part.indices { part[k].nameStart += offset }
+            for k in pieces[p] ..< pieces[p + 1] { spans[k].start += offset }
+            made += parts[p].made
+            parts[p] = KeysPart()
+        }
+        RadixOrder.sort(&items)
+        // The runs the radix sort left tied, in two halves of the list split between runs.
+        var split = items.count / 2
+        while split > 0 && split < items.count && items[split].major == items[split - 1].major
+            && items[split].minor == items[split - 1].minor { split += 1 }
+        let halves = items.count >= Self.parallelThreshold ? [0 ..< split, split ..< items.count] : [0 ..< items.count]
+        let (nameBytes, nameSpans) = (names, spans)
+        items.withUnsafeMutableBufferPointer { buffer in
+            let shared = TiedRuns(items: buffer)
+            DispatchQueue.concurrentPerform(iterations: halves.count) { h in
+                settle(shared, halves[h], names: nameBytes, spans: nameSpans, positions: positions, table: table)
             }
         }
-        if parts.count == 1 { return parts[0].entries.map(Self.item) }
-        return merged(parts[0].entries, parts[1].entries, names: names, places: positions, table: table)
+        let ascending = order == .ascending
+        return [RadixItem](unsafeUninitializedCapacity: items.count) { buffer, initialized in
+            for (k, item) in items.enumerated() {
+                (buffer.baseAddress! + (ascending ? k : items.count - 1 - k)).initialize(to: RadixItem(minor: 0, major: item.major, slot: item.slot))
+            }
+            initialized = items.count
+        }
     }
 
-    /// Where an entry goes in the list: its section and task (see `numberOrder`).
-    private static func item(_ entry: Entry) -> RadixItem {
-        RadixItem(minor: 0, major: major(ofRank: entry.rank), slot: UInt32(entry.index))
+    /// The items two threads order at once, each in its own half of the runs: guarded by the
+    /// split, as neither reads or writes past the run boundary between the halves.
+    private struct TiedRuns: @unchecked Sendable {
+        let items: UnsafeMutableBufferPointer<NameItem>
     }
 
-    /// The name keys of the tasks at `places[range]`. Fields are read in place through the table's
-    /// index: binding each task to a variable would copy it (retains).
-    private func makeKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, keepingSortNames: Bool) -> KeysPart {
-        var entries: [Entry] = []
-        var names: [UInt8] = []
-        var made: [(index: Int, name: SortName)] = []
-        entries.reserveCapacity(range.count)
-        names.reserveCapacity(range.count * 24)
+    /// Orders the runs of `range` whose section and first 8 bytes are equal: by the next 16
+    /// bytes, then by the rest of the name, its length and the URL.
+    private func settle(_ runs: TiedRuns, _ range: Range<Int>, names: [UInt8], spans: [NameSpan],
+                        positions: [Table.Index], table: Table) {
+        let items = runs.items, urls = table.keys
+        names.withUnsafeBufferPointer { names in
+            /// Names equal in their first 24 bytes: the rest, then the length, then the URL.
+            func precedes(_ a: NameItem, _ b: NameItem) -> Bool {
+                let x = spans[Int(a.slot)], y = spans[Int(b.slot)]
+                let common = Int(min(x.count, y.count)) - 24
+                var c = common > 0 ? Int(memcmp(names.baseAddress! + Int(x.start) + 24, names.baseAddress! + Int(y.start) + 24, common)) : 0
+                if c == 0 { c = Int(x.count) - Int(y.count) }
+                if c == 0 { return urls[positions[Int(a.slot)]] < urls[positions[Int(b.slot)]] }
+                return c < 0
+            }
+            var start = range.lowerBound
+            while start < range.upperBound {
+                var end = start + 1
+                while end < range.upperBound && items[end].major == items[start].major && items[end].minor == items[start].minor { end += 1 }
+                if end - start > 1 {
+                    var run = UnsafeMutableBufferPointer(rebasing: items[start ..< end])
+                    run.sort { ($0.middle, $0.last) < ($1.middle, $1.last) }
+                    var tied = 0
+                    while tied < run.count {
+                        var tiedEnd = tied + 1
+                        while tiedEnd < run.count && run[tiedEnd].middle == run[tied].middle && run[tiedEnd].last == run[tied].last { tiedEnd += 1 }
+                        if tiedEnd - tied > 1 {
+                            var tiedRun = UnsafeMutableBufferPointer(rebasing: run[tied ..< tiedEnd])
+                            tiedRun.sort(by: precedes)
+                        }
+                        tied = tiedEnd
+                    }
+                }
+                start = end
+            }
+        }
+    }
+
+    /// The name keys of the tasks at `places[range]`, written at their indices into `into`;
+    /// their name bytes and the sort names made are returned. Fields are read in place
+    /// through the table's index: binding each task to a variable would copy it (retains).
+    private func makeKeys(_ places: [Table.Index], _ range: Range<Int>, _ table: Table, keepingSortNames: Bool,
+                          into keys: (items: ParallelFill<NameItem>, spans: ParallelFill<NameSpan>)) -> KeysPart {
+        var part = KeysPart()
+        part.names.reserveCapacity(range.count * 24)
         let values = table.values
         for index in range {
             let place = places[index]
-            let start = names.count
-            let (rank, number): (Int, Double)
+            let start = part.names.count
+            let rank: Int
             if let kept = values[place].keptSortName {
-                (rank, number) = fill(kept, name: &names)
+                rank = fill(kept, name: &part.names).rank
             } else {
                 let name = values[place].sortName
-                (rank, number) = fill(name, name: &names)
-                if keepingSortNames { made.append((index, name)) }
+                rank = fill(name, name: &part.names).rank
+                if keepingSortNames { part.made.append((index, name)) }
             }
-            var prefix: UInt64 = 0
-            for offset in 0 ..< 8 {
-                prefix <<= 8
-                if start + offset < names.count { prefix |= UInt64(names[start + offset]) }
-            }
-            entries.append(Entry(rank: Int32(rank), nameStart: Int32(start), nameCount: Int32(names.count - start),
-                                 index: Int32(index), number: number, prefix: prefix))
-        }
-        return KeysPart(entries: entries, names: names, made: made)
-    }
-
-    /// Calls `body` with the requested order of entries whose names are in `names`.
-    private func withOrder<R>(names: [UInt8], places: [Table.Index], table: Table,
-                              _ body: ((Entry, Entry) -> Bool) -> R) -> R {
-        let ascending = order == .ascending
-        return names.withUnsafeBufferPointer { nameBuffer in
-            places.withUnsafeBufferPointer { placeBuffer in
-                let values = table.values
-                func precedes(_ a: Entry, _ b: Entry) -> Bool {
-                    var c: Int
-                    if a.rank != b.rank {
-                        c = a.rank < b.rank ? -1 : 1
-                    } else if a.number != b.number {
-                        c = a.number < b.number ? -1 : 1
-                    } else if a.prefix != b.prefix {
-                        c = a.prefix < b.prefix ? -1 : 1
-                    } else {
-                        // Equal first 8 bytes (names hold no NUL): compare the rest, then lengths.
-                        let restA = max(0, Int(a.nameCount) - 8), restB = max(0, Int(b.nameCount) - 8)
-                        let common = min(restA, restB)
-                        c = common > 0 ? Int(memcmp(nameBuffer.baseAddress! + Int(a.nameStart) + 8,
-                                                    nameBuffer.baseAddress! + Int(b.nameStart) + 8, common)) : 0
-                        if c == 0 { c = Int(a.nameCount) - Int(b.nameCount) }
-                        if c == 0 {
-                            let ua = values[placeBuffer[Int(a.index)]].url, ub = values[placeBuffer[Int(b.index)]].url
-                            c = ua == ub ? 0 : (ua < ub ? -1 : 1)
-                        }
-                    }
-                    return ascending ? c < 0 : c > 0
+            let count = part.names.count - start
+            /// Eight bytes of the name from `offset`, big-endian, zero past its end.
+            func word(_ offset: Int) -> UInt64 {
+                var word: UInt64 = 0
+                for byte in offset ..< offset + 8 {
+                    word <<= 8
+                    if byte < count { word |= UInt64(part.names[start + byte]) }
                 }
-                return body(precedes)
+                return word
             }
+            keys.items.initialize(index, to: NameItem(major: Self.major(ofRank: Int32(rank)), slot: UInt32(index),
+                                                      minor: word(0), middle: word(8), last: word(16)))
+            keys.spans.initialize(index, to: NameSpan(start: Int32(start), count: Int32(count)))
         }
-    }
-
-    /// The two sorted parts in one order, as items, made on two threads: one takes the first half of the
-    /// order from the parts' fronts, the other the second half from their backs. The order is
-    /// total (the URL settles a tie), so the halves meet where one merge would have been.
-    private func merged(_ first: [Entry], _ second: [Entry], names: [UInt8], places: [Table.Index], table: Table) -> [RadixItem] {
-        let count = first.count + second.count, half = count / 2
-        return [RadixItem](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let out = ParallelFill(buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: 2) { fromBack in
-                withOrder(names: names, places: places, table: table) { precedes in
-                    if fromBack == 0 {
-                        var i = 0, j = 0
-                        for k in 0 ..< half {
-                            if j < second.count && (i == first.count || precedes(second[j], first[i])) {
-                                out.initialize(k, to: Self.item(second[j]))
-                                j += 1
-                            } else {
-                                out.initialize(k, to: Self.item(first[i]))
-                                i += 1
-                            }
-                        }
-                    } else {
-                        var i = first.count - 1, j = second.count - 1
-                        for k in stride(from: count - 1, through: half, by: -1) {
-                            if i >= 0 && (j < 0 || precedes(second[j], first[i])) {
-                                out.initialize(k, to: Self.item(first[i]))
-                                i -= 1
-                            } else {
-                                out.initialize(k, to: Self.item(second[j]))
-                                j -= 1
-                            }
-                        }
-                    }
-                }
-            }
-            initialized = count
-        }
+        return part
     }
 }

@@ -1,5 +1,11 @@
+/// What a radix sort orders by: `major`, then `minor`.
+protocol RadixKeyed {
+    var major: UInt32 { get }
+    var minor: UInt64 { get }
+}
+
 /// An item of a radix sort: its place before the sort and the two keys it is ordered by.
-struct RadixItem {
+struct RadixItem: RadixKeyed {
     var minor: UInt64
     var major: UInt32
     var slot: UInt32
@@ -7,13 +13,13 @@ struct RadixItem {
 
 /// Puts items in ascending order of (major, minor) with a stable least-significant-digit radix
 /// sort: 11 bits a pass, a pass skipped when every item has the same digit there (add times
-/// share their top bits, ranks are small). A million tasks take a few passes over 16-byte
-/// items, where a comparison sort calls its comparator some 20 million times.
+/// share their top bits, ranks are small). A million tasks take a few passes over 16- or
+/// 32-byte items, where a comparison sort calls its comparator some 20 million times.
 enum RadixOrder {
     static let digitBits = 11
     private static let bucketCount = 1 << digitBits
 
-    static func sort(_ items: inout [RadixItem]) {
+    static func sort<Item: RadixKeyed & BitwiseCopyable>(_ items: inout [Item]) {
         let count = items.count
         guard count > 1 else { return }
         // The digits the keys use, least significant first: minor's, then major's.
@@ -26,7 +32,7 @@ enum RadixOrder {
         let digits = stride(from: 0, to: minorBits, by: digitBits).map { (isMajor: false, shift: $0) }
             + stride(from: 0, to: majorBits, by: digitBits).map { (isMajor: true, shift: $0) }
         guard !digits.isEmpty else { return }
-        @inline(__always) func digit(_ item: RadixItem, _ d: (isMajor: Bool, shift: Int)) -> Int {
+        @inline(__always) func digit(_ item: Item, _ d: (isMajor: Bool, shift: Int)) -> Int {
             d.isMajor ? Int(truncatingIfNeeded: item.major >> UInt32(d.shift)) & (bucketCount - 1)
                 : Int(truncatingIfNeeded: item.minor >> UInt64(d.shift)) & (bucketCount - 1)
         }
@@ -41,7 +47,7 @@ enum RadixOrder {
         }
         // Every item lands in it once a pass, so nothing is read before it is written: not
         // zeroed first (fresh pages cost most of a pass).
-        var other = [RadixItem](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        var other = [Item](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
         for (d, place) in digits.enumerated() {
             let base = d * bucketCount
             guard !counts[base ..< base + bucketCount].contains(count) else { continue }

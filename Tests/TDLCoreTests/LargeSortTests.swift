@@ -4,9 +4,9 @@ import XCTest
 
 /// Lists long enough to make their sort keys on two threads (`ListSorter.parallelThreshold`).
 final class LargeSortTests: XCTestCase {
-    /// Every sort and order of a long list (numbers radix-sorted, names merged from two parts) is the order
-    /// of comparing task by task (the comparison single inserts use), ties of size, time and
-    /// name beginnings included.
+    /// Every sort and order of a long list (numbers radix-sorted, names merged from two parts)
+    /// is the order of comparing task by task (the comparison single inserts use), ties of
+    /// size, time and name beginnings included.
     func testLongListSortIsTheOrderOfComparingTaskByTask() {
         let f = Fixture(limit: 1)
         let count = ListSorter.parallelThreshold + 5_000
