@@ -97,12 +97,8 @@ extension ListSorter {
         }
         RadixOrder.sort(&items)
         let urls = table.keys
-        var start = 0
-        while start < count {
-            var end = start + 1
-            while end < count && items[end].major == items[start].major && items[end].minor == items[start].minor { end += 1 }
-            if end - start > 1 { items[start ..< end].sort { urls[positions[Int($0.slot)]] < urls[positions[Int($1.slot)]] } }
-            start = end
+        for run in RadixOrder.ties(in: 0 ..< count, { items[$0].hasSameKeys(as: items[$1]) }) {
+            items[run].sort { urls[positions[Int($0.slot)]] < urls[positions[Int($1.slot)]] }
         }
         if order == .descending { items.reverse() }
         return items
@@ -136,10 +132,10 @@ extension ListSorter {
     /// one reversed.
     private func nameOrder(_ positions: [Table.Index], _ table: Table, keepingSortNames: Bool,
                            made: inout [(index: Int, name: SortName)]) -> [RadixItem] {
-        // In pieces the two threads take in turn (see `ParallelFill.pieceCount`), each writing
-        // its tasks' items and spans in place, its name bytes into a buffer of its own.
+        // In pieces the two threads take in turn, each writing its tasks' items and spans in
+        // place, its name bytes into a buffer of its own.
         let count = positions.count
-        let partCount = count >= Self.parallelThreshold ? ParallelFill<NameItem>.pieceCount : 1
+        let partCount = count >= Self.parallelThreshold ? ParallelParts.pieceCount : 1
         let pieces = (0 ... partCount).map { count * $0 / partCount }
         var parts: [KeysPart] = []
         var spans: [NameSpan] = []
@@ -167,8 +163,7 @@ extension ListSorter {
         RadixOrder.sort(&items)
         // The runs the radix sort left tied, in two halves of the list split between runs.
         var split = items.count / 2
-        while split > 0 && split < items.count && items[split].major == items[split - 1].major
-            && items[split].minor == items[split - 1].minor { split += 1 }
+        while split > 0 && split < items.count && items[split].hasSameKeys(as: items[split - 1]) { split += 1 }
         let halves = items.count >= Self.parallelThreshold ? [0 ..< split, split ..< items.count] : [0 ..< items.count]
         let (nameBytes, nameSpans) = (names, spans)
         items.withUnsafeMutableBufferPointer { buffer in
@@ -207,25 +202,13 @@ extension ListSorter {
                 if c == 0 { return urls[positions[Int(a.slot)]] < urls[positions[Int(b.slot)]] }
                 return c < 0
             }
-            var start = range.lowerBound
-            while start < range.upperBound {
-                var end = start + 1
-                while end < range.upperBound && items[end].major == items[start].major && items[end].minor == items[start].minor { end += 1 }
-                if end - start > 1 {
-                    var run = UnsafeMutableBufferPointer(rebasing: items[start ..< end])
-                    run.sort { ($0.middle, $0.last) < ($1.middle, $1.last) }
-                    var tied = 0
-                    while tied < run.count {
-                        var tiedEnd = tied + 1
-                        while tiedEnd < run.count && run[tiedEnd].middle == run[tied].middle && run[tiedEnd].last == run[tied].last { tiedEnd += 1 }
-                        if tiedEnd - tied > 1 {
-                            var tiedRun = UnsafeMutableBufferPointer(rebasing: run[tied ..< tiedEnd])
-                            tiedRun.sort(by: precedes)
-                        }
-                        tied = tiedEnd
-                    }
+            for run in RadixOrder.ties(in: range, { items[$0].hasSameKeys(as: items[$1]) }) {
+                var byMiddle = UnsafeMutableBufferPointer(rebasing: items[run])
+                byMiddle.sort { ($0.middle, $0.last) < ($1.middle, $1.last) }
+                for tied in RadixOrder.ties(in: run, { items[$0].middle == items[$1].middle && items[$0].last == items[$1].last }) {
+                    var whole = UnsafeMutableBufferPointer(rebasing: items[tied])
+                    whole.sort(by: precedes)
                 }
-                start = end
             }
         }
     }

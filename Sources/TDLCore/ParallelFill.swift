@@ -19,17 +19,12 @@ public struct ParallelFill<Element>: @unchecked Sendable {
     /// Initializes the element at `index`, which no other thread writes.
     public func initialize(_ index: Int, to value: Element) { (base + index).initialize(to: value) }
 
-    /// Pieces a long span is cut into: each thread takes the next piece when done with one, so
-    /// a thread that shares its core with another process does less of the span, rather than
-    /// the other waiting for its half.
-    public static var pieceCount: Int { 16 }
-
     /// Initializes `count` elements from `offset` on with `element(k)` for k in 0..<count.
     /// `warm(k)` may read what `element(k)` will (plain loads, no retains), a block ahead, so
     /// that the misses of a block overlap.
     public func fill(from offset: Int, count: Int, warm: @Sendable (Int) -> UInt8 = { _ in 0 },
                      _ element: @Sendable (Int) -> Element) {
-        let parts = count >= Self.parallelThreshold ? Self.pieceCount : 1
+        let parts = count >= Self.parallelThreshold ? ParallelParts.pieceCount : 1
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let start = count * part / parts, end = count * (part + 1) / parts
             var block = start

@@ -4,6 +4,10 @@ protocol RadixKeyed {
     var minor: UInt64 { get }
 }
 
+extension RadixKeyed {
+    func hasSameKeys(as other: Self) -> Bool { major == other.major && minor == other.minor }
+}
+
 /// An item of a radix sort: its place before the sort and the two keys it is ordered by.
 struct RadixItem: RadixKeyed {
     var minor: UInt64
@@ -70,6 +74,20 @@ enum RadixOrder {
             }
             swap(&items, &other)
         }
+    }
+
+    /// The runs of two or more neighbours in `range` that `same` holds equal: what a sort on
+    /// fewer keys left in no order among themselves.
+    static func ties(in range: Range<Int>, _ same: (Int, Int) -> Bool) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = range.lowerBound
+        while start < range.upperBound {
+            var end = start + 1
+            while end < range.upperBound && same(start, end) { end += 1 }
+            if end - start > 1 { runs.append(start ..< end) }
+            start = end
+        }
+        return runs
     }
 
     /// A number's bits ordered as the numbers are: negatives flipped whole, positives with their

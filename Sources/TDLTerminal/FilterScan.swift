@@ -16,8 +16,7 @@ enum FilterScan {
     /// for a block of rows before they are looked at: the misses of a block then overlap,
     /// where the reference counting of `keeps` would wait for each one in turn.
     static func kept(count: Int, warm: @Sendable (Int) -> UInt8 = { _ in 0 }, _ keeps: @Sendable (Int) -> Bool) -> [Bool] {
-        // In pieces the threads take in turn (see `ParallelFill.pieceCount`).
-        let parts = count >= parallelThreshold ? ParallelFill<Bool>.pieceCount : 1
+        let parts = count >= parallelThreshold ? ParallelParts.pieceCount : 1
         let pieces = ParallelParts.map(parts) { part in
             let start = count * part / parts, end = count * (part + 1) / parts
             var flags = [Bool](repeating: false, count: end - start)
